@@ -1,0 +1,26 @@
+// swift-tools-version: 6.1
+// package-benchmark suites for Quire's Poppler library. A separate package, so `swift build` / `make test`
+// in the main package never build package-benchmark. Run: `make bench`, or
+//   cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
+import PackageDescription
+
+let package = Package(
+    name: "QuireBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Quire", path: ".."),
+        // MallocInterposer replaces the jemalloc backend of older releases: no libjemalloc-dev is needed.
+        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "PopplerBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Poppler", package: "Quire"),
+            ],
+            path: "PopplerBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+    ]
+)

@@ -1,0 +1,50 @@
+# Quire: the two commands a newcomer needs are `make run` and `make test` (see README.md).
+# Each installs the Debian packages it needs (only those missing), builds, and runs.
+
+SWIFT ?= swift
+# What the build and the tests need from Debian.
+APT_PACKAGES := pkg-config libpoppler-glib-dev libcairo2-dev libpng-dev libglib2.0-dev
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+.PHONY: all deps build run test release clean fixtures bench compare
+
+all: build
+
+deps:
+	@missing=""; \
+	for package in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product quire
+
+# The main job: until the document-store service exists, inspect a bundled fixture.
+run: build
+	$(SWIFT) run quire inspect Fixtures/metadata.pdf
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# Regenerate the committed PDF fixtures (needs Debian's qpdf and PyPI; installs both itself).
+fixtures:
+	Fixtures/generate.sh
+
+# package-benchmark suites (a separate package under Benchmarks/, so `make test` does not build them).
+bench: deps
+	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
+
+# Side-by-side timings against poppler-utils with hyperfine (release build).
+compare: deps
+	Benchmarks/compare-poppler-utils.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,38 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Quire",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Poppler", targets: ["Poppler"]),
+        .executable(name: "quire", targets: ["quire"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // poppler-glib + cairo (+ gio, linked by the modulemap: notes P2).
+        .systemLibrary(
+            name: "CPoppler",
+            pkgConfig: "poppler-glib",
+            providers: [.apt(["libpoppler-glib-dev", "libcairo2-dev"])]
+        ),
+        // A small C shim over libpng: libpng reports errors with longjmp, which Swift cannot catch.
+        .target(
+            name: "CPNG",
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
+        ),
+        .target(name: "Poppler", dependencies: ["CPoppler", "CPNG"]),
+        .executableTarget(
+            name: "quire",
+            dependencies: [
+                "Poppler",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "PopplerTests", dependencies: ["Poppler", "CPoppler"]),
+        .testTarget(name: "quireTests", dependencies: ["quire"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Runs the built `quire` binary as a child process, with a bounded wait.
+struct QuireProcess {
+    struct Result {
+        let status: Int32
+        let standardOutput: Data
+        let standardError: String
+
+        var output: String { String(decoding: standardOutput, as: UTF8.self) }
+        var errorLines: [Substring] { standardError.split(separator: "\n", omittingEmptySubsequences: false).dropLast() }
+    }
+
+    /// The `quire` executable next to the test bundle in the build folder.
+    static let executable: URL = {
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("quire")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return testBinary.deletingLastPathComponent().appendingPathComponent("quire")
+    }()
+
+    static let fixtures = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
+
+    /// Runs `quire arguments…`; kills it and fails the result after `timeout` seconds.
+    static func run(_ arguments: [String], timeout: TimeInterval = 60) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["COLUMNS"] = "100"
+        process.environment = environment
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        let done = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in done.signal() }
+        try process.run()
+        // Drain both pipes while the child runs so a large output cannot block it.
+        let outputData = LockedData()
+        let errorData = LockedData()
+        let readers = DispatchGroup()
+        for (pipe, sink) in [(output, outputData), (error, errorData)] {
+            readers.enter()
+            DispatchQueue.global().async {
+                sink.set(pipe.fileHandleForReading.readDataToEndOfFile())
+                readers.leave()
+            }
+        }
+        if done.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            _ = done.wait(timeout: .now() + 5)
+            throw TimedOut(arguments: arguments)
+        }
+        _ = readers.wait(timeout: .now() + 10)
+        return Result(
+            status: process.terminationStatus, standardOutput: outputData.get(),
+            standardError: String(decoding: errorData.get(), as: UTF8.self))
+    }
+
+    struct TimedOut: Error, CustomStringConvertible {
+        let arguments: [String]
+        var description: String { "quire \(arguments.joined(separator: " ")) did not finish in time" }
+    }
+
+    final class LockedData: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = Data()
+        func set(_ value: Data) { lock.withLock { data = value } }
+        func get() -> Data { lock.withLock { data } }
+    }
+}
