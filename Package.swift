@@ -6,6 +6,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Poppler", targets: ["Poppler"]),
+        .library(name: "CoordinationArbiter", targets: ["CoordinationArbiter"]),
+        .library(name: "FileCoordination", targets: ["FileCoordination"]),
+        .library(name: "FileCoordinationCompat", targets: ["FileCoordinationCompat"]),
         .executable(name: "quire", targets: ["quire"]),
     ],
     dependencies: [
@@ -24,6 +27,11 @@ let package = Package(
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
         .target(name: "Poppler", dependencies: ["CPoppler", "CPNG"]),
+        // The arbiter: a pure state machine (no Foundation, no Glibc, no I/O).
+        .target(name: "CoordinationArbiter"),
+        .target(name: "FileCoordination", dependencies: ["CoordinationArbiter"]),
+        // Apple's names (NSFileCoordinator, NSFilePresenter, NSFileAccessIntent) over the same machinery.
+        .target(name: "FileCoordinationCompat", dependencies: ["FileCoordination"]),
         .executableTarget(
             name: "quire",
             dependencies: [
@@ -32,6 +40,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PopplerTests", dependencies: ["Poppler", "CPoppler"]),
+        .testTarget(name: "FileCoordinationCompatTests", dependencies: ["FileCoordinationCompat"]),
         .testTarget(name: "quireTests", dependencies: ["quire"]),
     ],
     swiftLanguageModes: [.v6]

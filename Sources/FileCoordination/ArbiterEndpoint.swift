@@ -1,0 +1,31 @@
+import CoordinationArbiter
+
+/// What a process tells the arbiter. A host turns each into the arbiter event of the same name, adding the
+/// client's id and the time.
+enum ClientEvent: Sendable {
+    case presenterRegistered(PresenterID, purpose: PurposeID, path: ItemPath?, observesUncoordinatedChanges: Bool)
+    case presenterMoved(PresenterID, path: ItemPath?)
+    case presenterRemoved(PresenterID)
+    case accessRequested(RequestID, purpose: PurposeID, intents: [AccessIntent], deadline: Instant?, nestedIn: RequestID?)
+    case accessEnded(RequestID)
+    case itemMoved(RequestID, from: ItemPath, to: ItemPath)
+    case cancelRequested(RequestID)
+    case presenterReplied(MessageID, failure: PresenterFailure?)
+}
+
+/// What the arbiter tells a process: the actions addressed to it.
+enum ClientAction: Sendable {
+    case grant(RequestID, paths: [ItemPath])
+    case fail(RequestID, AccessFailure)
+    case deliver(PresenterDelivery)
+}
+
+/// The way to the arbiter: in this process (``InProcessArbiterHost``) or, with the shared scope, a Unix
+/// socket to the process that hosts it. The arbiter itself is the same in both.
+protocol ArbiterEndpoint: AnyObject, Sendable {
+    /// Sends an event; the actions it causes reach the client's action handler, possibly on this thread
+    /// before `submit` returns.
+    func submit(_ event: ClientEvent)
+    /// A picture of the arbiter's presenters and claims (for `quire presenters` and `quire claims`).
+    func snapshot() -> ArbiterSnapshot
+}

@@ -1,0 +1,86 @@
+import CoordinationArbiter
+import Foundation
+
+extension FileCoordinator {
+    /// Waits asynchronously for access to every intent at once, then runs `accessor` on `queue` with nil; the
+    /// access ends when `accessor` returns. On failure `accessor` runs with the error and must not touch the
+    /// files. Inside, use each intent's ``FileAccessIntent/url``. An empty list is granted at once.
+    public func coordinate(
+        with intents: [FileAccessIntent], queue: OperationQueue,
+        byAccessor accessor: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        let targets: [Target]
+        do {
+            targets = try intents.map { try target($0.url, $0.access) }
+        } catch {
+            queue.addOperation { accessor(error) }
+            return
+        }
+        let box = UncheckedIntents(intents: intents)
+        let request = RequestSlot()
+        let id = submit(targets, nestedIn: nil) { [self] result in
+            switch result {
+            case .success(let urls):
+                for (intent, url) in zip(box.intents, urls) { intent.update(url: url) }
+                queue.addOperation {
+                    accessor(nil)
+                    if let granted = request.value { self.end(granted) }
+                }
+            case .failure(let error):
+                queue.addOperation { accessor(error) }
+            }
+        }
+        request.value = id
+    }
+
+    /// Waits for access to every intent at once, then runs `accessor` with the intents' URLs (moved where their
+    /// items moved); the access ends when `accessor` returns. Cancelling the task cancels the wait.
+    /// - Returns: what `accessor` returns.
+    /// - Throws: as ``coordinate(readingItemAt:options:byAccessor:)``, `CancellationError` semantics are those
+    ///   of ``cancel()`` (`CocoaError(.userCancelled)`), and whatever `accessor` throws.
+    public func coordinate<T: Sendable>(
+        with intents: [FileAccessIntent], byAccessor accessor: @Sendable ([URL]) async throws -> T
+    ) async throws -> T {
+        let targets = try intents.map { try target($0.url, $0.access) }
+        let box = UncheckedIntents(intents: intents)
+        let slot = RequestSlot()
+        let urls: [URL] = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                slot.value = submit(targets, nestedIn: nil) { result in
+                    if case .success(let urls) = result {
+                        for (intent, url) in zip(box.intents, urls) { intent.update(url: url) }
+                    }
+                    continuation.resume(with: result)
+                }
+                if slot.cancelled, let id = slot.value { CoordinationClient.shared.endpoint.submit(.cancelRequested(id)) }
+            }
+        } onCancel: {
+            slot.cancelled = true
+            if let id = slot.value { CoordinationClient.shared.endpoint.submit(.cancelRequested(id)) }
+        }
+        defer { if let id = slot.value { end(id) } }
+        return try await accessor(urls)
+    }
+}
+
+/// Intents captured by an outcome handler.
+struct UncheckedIntents: @unchecked Sendable {
+    let intents: [FileAccessIntent]
+}
+
+/// A request id filled in after submission, read by completion and cancellation handlers.
+final class RequestSlot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storedValue: RequestID?
+    private var storedCancelled = false
+
+    var value: RequestID? {
+        get { lock.withLock { storedValue } }
+        set { lock.withLock { storedValue = newValue } }
+    }
+
+    var cancelled: Bool {
+        get { lock.withLock { storedCancelled } }
+        set { lock.withLock { storedCancelled = newValue } }
+    }
+}

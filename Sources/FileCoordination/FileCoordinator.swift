@@ -1,0 +1,265 @@
+import CoordinationArbiter
+import Foundation
+import Synchronization
+
+/// Coordinates reading and writing of files and directories with other coordinators and with file presenters,
+/// in this process and in others: Quire's counterpart of Apple's `NSFileCoordinator`, with the same semantics.
+///
+/// Readers share an item; a writer has it alone; presenters of the item are asked to relinquish it, save or
+/// accommodate a deletion first, and are told afterwards what changed. A coordinator is meant for one operation
+/// (or a few, on one thread). Quire deviates from Apple where Linux or safety asks for it: non-file URLs throw
+/// ``FileCoordinationError/notAFileURL(_:)``, waits can time out (``timeout``), and a write nested in a
+/// single-URL write accessor throws ``FileCoordinationError/invalidNesting`` instead of raising an exception.
+public final class FileCoordinator: @unchecked Sendable {
+    /// How a read is coordinated. Raw values are Apple's.
+    public struct ReadingOptions: OptionSet, Sendable {
+        /// The raw bits, as Apple's `NSFileCoordinator.ReadingOptions`.
+        public let rawValue: UInt
+        /// Makes options from raw bits.
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        /// Do not ask presenters to save their changes first.
+        public static let withoutChanges = ReadingOptions(rawValue: 1 << 0)
+        /// If the item is a symbolic link, the accessor gets the link's target.
+        public static let resolvesSymbolicLink = ReadingOptions(rawValue: 1 << 1)
+        /// Only metadata is read. Coordinated like a plain read on Linux (nothing is ever "not downloaded").
+        public static let immediatelyAvailableMetadataOnly = ReadingOptions(rawValue: 1 << 2)
+        /// Read in order to upload. Coordinated like a plain read; no snapshot copy is made on Linux.
+        public static let forUploading = ReadingOptions(rawValue: 1 << 3)
+    }
+
+    /// How a write is coordinated; give at most one. Raw values are Apple's.
+    public struct WritingOptions: OptionSet, Sendable {
+        /// The raw bits, as Apple's `NSFileCoordinator.WritingOptions`.
+        public let rawValue: UInt
+        /// Makes options from raw bits.
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        /// The item will be deleted: presenters accommodate the deletion; a directory's contents are excluded.
+        public static let forDeleting = WritingOptions(rawValue: 1 << 0)
+        /// The item will be moved: a directory's contents are excluded and their presenters relinquish too.
+        public static let forMoving = WritingOptions(rawValue: 1 << 1)
+        /// Presenters save their changes first, so the write can merge them.
+        public static let forMerging = WritingOptions(rawValue: 1 << 2)
+        /// Whatever is at the URL will be replaced: as `.forDeleting`, and the URL does not follow moves.
+        public static let forReplacing = WritingOptions(rawValue: 1 << 3)
+        /// Only metadata that does not depend on content changes: presenters get no `presentedItemDidChange`.
+        public static let contentIndependentMetadataOnly = WritingOptions(rawValue: 1 << 4)
+    }
+
+    private struct State {
+        var purpose: PurposeID
+        var purposeWasSet = false
+        var cancelled = false
+        var waiting: Set<RequestID> = []
+        /// Granted `prepare(...)` accesses whose completion handler has not been called yet.
+        var openBatches: [RequestID] = []
+    }
+
+    private static let client = CoordinationClient.shared
+    private let state: Mutex<State>
+    private let ownPresenter: PresenterBox?
+
+    /// How long a coordinated call may wait before it throws ``FileCoordinationError/timedOut(_:)``;
+    /// nil (the default, as Apple) waits forever.
+    public var timeout: Duration? {
+        get { timeoutStorage.withLock { $0 } }
+        set { timeoutStorage.withLock { $0 = newValue } }
+    }
+    private let timeoutStorage = Mutex<Duration?>(nil)
+
+    /// Makes a coordinator. A coordinator made with a presenter never sends that presenter messages, never
+    /// blocks other coordinators made with it, and shares its purpose identifier.
+    public init(filePresenter: (any FilePresenter)? = nil) {
+        if let filePresenter {
+            ownPresenter = PresenterBox(presenter: filePresenter)
+            state = Mutex(State(purpose: Self.client.registry.purpose(for: filePresenter)))
+        } else {
+            ownPresenter = nil
+            state = Mutex(State(purpose: PurposeID(UUID().uuidString)))
+        }
+    }
+
+    /// Registers a presenter with every coordinator of the process (and, with the shared scope, of the user).
+    /// Registering the same presenter twice is harmless; one ``removeFilePresenter(_:)`` removes it.
+    public class func addFilePresenter(_ filePresenter: any FilePresenter) {
+        let path = ItemLocator.pathIfFileURL(filePresenter.presentedItemURL)
+        guard let entry = client.registry.add(filePresenter, path: path) else { return }
+        client.endpoint.submit(
+            .presenterRegistered(
+                entry.id, purpose: entry.purpose, path: path,
+                observesUncoordinatedChanges: filePresenter.observesUncoordinatedChanges))
+    }
+
+    /// Unregisters a presenter: it receives no further messages. Removing an unregistered one is harmless.
+    public class func removeFilePresenter(_ filePresenter: any FilePresenter) {
+        guard let id = client.registry.remove(filePresenter) else { return }
+        client.endpoint.submit(.presenterRemoved(id))
+    }
+
+    /// The presenters registered in this process, in registration order.
+    public class var filePresenters: [any FilePresenter] {
+        client.registry.presenters
+    }
+
+    /// Extensions (without the dot, case-insensitive) of directories treated as one item, like Apple's file
+    /// packages. Defaults to the comma-separated list in `QUIRE_PACKAGE_EXTENSIONS` (none if unset).
+    public class var filePackageExtensions: Set<String> {
+        get { packageExtensions.withLock { $0 } }
+        set { packageExtensions.withLock { $0 = Set(newValue.map { $0.lowercased() }) } }
+    }
+    private static let packageExtensions = Mutex<Set<String>>(
+        Set(
+            (ProcessInfo.processInfo.environment["QUIRE_PACKAGE_EXTENSIONS"] ?? "")
+                .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                .filter { !$0.isEmpty }))
+
+    /// Identifies the operation: coordinators with the same purpose identifier never block each other, also
+    /// across processes. Unique by default. It may be set once, never to "", and never on a coordinator made
+    /// with a presenter; each violation traps (Apple raises an exception).
+    public var purposeIdentifier: String {
+        get { state.withLock { $0.purpose.rawValue } }
+        set {
+            precondition(!newValue.isEmpty, "FileCoordinator.purposeIdentifier cannot be empty")
+            precondition(ownPresenter == nil, "FileCoordinator.purposeIdentifier cannot be set on a coordinator made with a file presenter")
+            state.withLock { state in
+                precondition(!state.purposeWasSet, "FileCoordinator.purposeIdentifier can be set only once")
+                state.purposeWasSet = true
+                state.purpose = PurposeID(newValue)
+            }
+        }
+    }
+
+    /// Cancels every wait of this coordinator, now and later (cancellation is sticky): waiting calls throw
+    /// `CocoaError(.userCancelled)` without running their accessor; a running accessor finishes normally.
+    public func cancel() {
+        let waiting = state.withLock { state -> Set<RequestID> in
+            state.cancelled = true
+            return state.waiting
+        }
+        for request in waiting { Self.client.endpoint.submit(.cancelRequested(request)) }
+    }
+
+    /// Announces a move before it happens. Apple uses it only for sandbox extensions; it does nothing on Linux.
+    public func item(at oldURL: URL, willMoveTo newURL: URL) {}
+
+    /// Reports, from inside a coordinated write accessor, that the item at `oldURL` now is at `newURL`:
+    /// presenters of the item and of its contents get `presentedItemDidMove(to:)`, presenters of the
+    /// directories involved get subitem messages, and waiting intents follow the item. Outside a write accessor
+    /// of this coordinator it does nothing.
+    public func item(at oldURL: URL, didMoveTo newURL: URL) {
+        guard let old = ItemLocator.pathIfFileURL(oldURL), let new = ItemLocator.pathIfFileURL(newURL), old != new,
+            let request = AccessFrames.current.innermost(of: ObjectIdentifier(self))
+                ?? state.withLock({ $0.openBatches.last })
+        else { return }
+        Self.client.endpoint.submit(.itemMoved(request, from: old, to: new))
+    }
+
+    // MARK: - Requests
+
+    /// One intent as the caller gave it.
+    struct Target {
+        let url: URL
+        let intent: AccessIntent
+        /// Whether the granted path should be reported back even if it did not move (never for .forReplacing).
+        let followsMoves: Bool
+    }
+
+    func target(_ url: URL, _ access: AccessIntent.Access) throws(FileCoordinationError) -> Target {
+        var resolvesLink = false
+        var followsMoves = true
+        switch access {
+        case .reading(let options): resolvesLink = options.contains(.resolvesSymbolicLink)
+        case .writing(let options): followsMoves = !options.contains(.forReplacing)
+        }
+        let path = try ItemLocator.path(of: url, resolvingLastComponent: resolvesLink)
+        let depths = Self.filePackageExtensions.isEmpty ? [] : path.packageRootDepths(extensions: Self.filePackageExtensions)
+        return Target(url: url, intent: AccessIntent(path: path, access: access, packageRootDepths: depths), followsMoves: followsMoves)
+    }
+
+    /// Submits a request and calls `outcome` once with the granted URLs or the error, possibly synchronously.
+    func submit(
+        _ targets: [Target], nestedIn: RequestID?, outcome: @escaping @Sendable (Result<[URL], any Error>) -> Void
+    ) -> RequestID? {
+        if state.withLock({ $0.cancelled }) {
+            outcome(.failure(CocoaError(.userCancelled)))
+            return nil
+        }
+        let request = Self.client.makeRequestID()
+        let deadline = timeout.map { SystemInterface.now().advanced(byNanoseconds: Self.nanoseconds($0)) }
+        let failures = Self.client.failures
+        let boxedTargets = UncheckedTargets(targets: targets)
+        _ = state.withLock { $0.waiting.insert(request) }
+        Self.client.request(
+            request, purpose: state.withLock { $0.purpose }, intents: targets.map(\.intent), deadline: deadline,
+            nestedIn: nestedIn
+        ) { [weak self] action in
+            _ = self?.state.withLock { $0.waiting.remove(request) }
+            switch action {
+            case .grant(_, let paths):
+                outcome(.success(zip(boxedTargets.targets, paths).map { target, path in
+                    target.followsMoves && path != target.intent.path ? ItemLocator.url(of: path) : target.url
+                }))
+            case .fail(_, let failure):
+                switch failure {
+                case .cancelled: outcome(.failure(CocoaError(.userCancelled)))
+                case .timedOut(let path): outcome(.failure(FileCoordinationError.timedOut(ItemLocator.url(of: path))))
+                case .presenterFailed(let encoded): outcome(.failure(failures.take(encoded)))
+                }
+            case .deliver:
+                break
+            }
+        }
+        // A cancel that raced with the submission did not see this request: cancel it now.
+        if state.withLock({ $0.cancelled && $0.waiting.contains(request) }) {
+            Self.client.endpoint.submit(.cancelRequested(request))
+        }
+        return request
+    }
+
+    /// Runs a synchronous coordinated access: waits, runs `accessor` with the granted URLs, ends the access.
+    func coordinateSynchronously<T>(
+        _ targets: [Target], isSingleWrite: Bool, accessor: ([URL]) throws -> T
+    ) throws -> T {
+        let frames = AccessFrames.current
+        let writes = targets.contains { if case .writing = $0.intent.access { true } else { false } }
+        if writes && frames.isInsideSingleWrite { throw FileCoordinationError.invalidNesting }
+        let nestedIn = frames.innermost(of: ObjectIdentifier(self)) ?? state.withLock { $0.openBatches.last }
+        let waiter = AccessWaiter()
+        let request = submit(targets, nestedIn: nestedIn) { waiter.resolve($0) }
+        let urls = try waiter.wait().get()
+        guard let request else { return try accessor(urls) }
+        frames.push(AccessFrames.Frame(coordinator: ObjectIdentifier(self), request: request, isSingleWrite: isSingleWrite))
+        defer {
+            frames.pop()
+            end(request)
+        }
+        return try accessor(urls)
+    }
+
+    /// Ends a granted access and re-reads the own presenter's URL (a write on its behalf may have created it).
+    func end(_ request: RequestID) {
+        Self.client.endpoint.submit(.accessEnded(request))
+        if let ownPresenter, let entry = Self.client.registry.entry(of: ownPresenter.presenter) {
+            let path = ItemLocator.pathIfFileURL(ownPresenter.presenter.presentedItemURL)
+            if Self.client.registry.updatePath(entry.id, to: path) {
+                Self.client.endpoint.submit(.presenterMoved(entry.id, path: path))
+            }
+        }
+    }
+
+    func openBatch(_ request: RequestID) { state.withLock { $0.openBatches.append(request) } }
+
+    func closeBatch(_ request: RequestID) { state.withLock { $0.openBatches.removeAll { $0 == request } } }
+
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+}
+
+/// Targets captured by an outcome handler (URLs and intents are values; the box only silences Sendable checks
+/// on Foundation's `URL` on older toolchains).
+struct UncheckedTargets: @unchecked Sendable {
+    let targets: [FileCoordinator.Target]
+}
+

@@ -1,0 +1,119 @@
+import CoordinationArbiter
+import Foundation
+import Synchronization
+
+/// Delivers the arbiter's messages to presenters on their operation queues and sends back their replies.
+struct PresenterMessenger: Sendable {
+    let registry: PresenterRegistry
+    let failures: PresenterFailureTable
+    let reply: @Sendable (MessageID, PresenterFailure?) -> Void
+
+    func deliver(_ delivery: PresenterDelivery) {
+        let message = delivery.message
+        guard let entry = registry.entry(delivery.presenter) else {
+            // Unregistered meanwhile: it owes nothing.
+            if message.expectsReply { reply(delivery.id, nil) }
+            return
+        }
+        let box = entry.box
+        let queue = box.presenter.presentedItemOperationQueue
+        let id = delivery.id
+        let once = ReplyOnce(id: id, reply: reply)
+        let failures = self.failures
+        let registry = self.registry
+        switch message {
+        case .relinquishToReader, .relinquishToWriter:
+            let handBack: @Sendable ((@Sendable () -> Void)?) -> Void = { reacquirer in
+                if case .some(let wanted) = registry.reacquirerHandedBack(id, reacquirer), let wanted {
+                    queue.addOperation { wanted() }
+                }
+                once.send(nil)
+            }
+            queue.addOperation {
+                if case .relinquishToReader = message {
+                    box.presenter.relinquishPresentedItem(toReader: handBack)
+                } else {
+                    box.presenter.relinquishPresentedItem(toWriter: handBack)
+                }
+            }
+        case .reacquire(let relinquishMessage):
+            if case .some(let reacquirer) = registry.reacquirerWanted(relinquishMessage), let reacquirer {
+                queue.addOperation { reacquirer() }
+            }
+        case .savePresentedItemChanges:
+            queue.addOperation {
+                box.presenter.savePresentedItemChanges { error in once.send(error.map(failures.store)) }
+            }
+        case .accommodateDeletion:
+            queue.addOperation {
+                box.presenter.accommodatePresentedItemDeletion { error in once.send(error.map(failures.store)) }
+            }
+        case .accommodateSubitemDeletion(let path):
+            let url = ItemLocator.url(of: path)
+            queue.addOperation {
+                box.presenter.accommodatePresentedSubitemDeletion(at: url) { error in
+                    once.send(error.map(failures.store))
+                }
+            }
+        case .didChange:
+            queue.addOperation { box.presenter.presentedItemDidChange() }
+        case .didMove(let path):
+            _ = registry.updatePath(delivery.presenter, to: path)
+            let url = ItemLocator.url(of: path)
+            queue.addOperation { box.presenter.presentedItemDidMove(to: url) }
+        case .subitemDidChange(let path):
+            let url = ItemLocator.url(of: path)
+            queue.addOperation { box.presenter.presentedSubitemDidChange(at: url) }
+        case .subitemDidAppear(let path):
+            let url = ItemLocator.url(of: path)
+            queue.addOperation { box.presenter.presentedSubitemDidAppear(at: url) }
+        case .subitemDidMove(let from, let to):
+            let old = ItemLocator.url(of: from)
+            let new = ItemLocator.url(of: to)
+            queue.addOperation { box.presenter.presentedSubitem(at: old, didMoveTo: new) }
+        }
+    }
+}
+
+/// Sends a presenter's reply at most once, however often it calls its completion handler.
+final class ReplyOnce: Sendable {
+    private let sent = Atomic<Bool>(false)
+    private let id: MessageID
+    private let reply: @Sendable (MessageID, PresenterFailure?) -> Void
+
+    init(id: MessageID, reply: @escaping @Sendable (MessageID, PresenterFailure?) -> Void) {
+        self.id = id
+        self.reply = reply
+    }
+
+    func send(_ failure: PresenterFailure?) {
+        guard !sent.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        reply(id, failure)
+    }
+}
+
+/// Presenters' errors, kept in this process while the arbiter refers to them by number.
+final class PresenterFailureTable: Sendable {
+    private let errors = Mutex<[UInt64: any Error]>([:])
+    private let next = Atomic<UInt64>(1)
+
+    /// Keeps `error` and returns the arbiter's opaque encoding of it.
+    func store(_ error: any Error) -> PresenterFailure {
+        let key = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        errors.withLock { $0[key] = error }
+        return PresenterFailure(encoded: withUnsafeBytes(of: key.littleEndian) { Array($0) })
+    }
+
+    /// The error behind an encoding (removed from the table).
+    func take(_ failure: PresenterFailure) -> any Error {
+        guard failure.encoded.count == 8 else { return FileCoordinationError.presenterFailed(UnknownPresenterError()) }
+        let key = failure.encoded.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+        if let error = errors.withLock({ $0.removeValue(forKey: key) }) { return error }
+        return FileCoordinationError.presenterFailed(UnknownPresenterError())
+    }
+}
+
+/// A presenter failed, but its error is not available here.
+struct UnknownPresenterError: Error, CustomStringConvertible {
+    var description: String { "a file presenter reported an error" }
+}

@@ -1,0 +1,66 @@
+import CoordinationArbiter
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one place where this module calls the operating system (clock, paths, thread-local storage).
+enum SystemInterface {
+    /// The monotonic clock as an arbiter instant.
+    static func now() -> Instant {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Instant(nanoseconds: UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec))
+    }
+
+    /// `realpath(3)` of an existing path, or nil if it cannot be resolved (missing, no permission, loop).
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Which file a path leads to (after following symbolic links).
+    struct FileIdentity: Equatable, Sendable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    /// The device and inode `stat(2)` reports for `path`, or nil if it does not exist.
+    static func identity(of path: String) -> FileIdentity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// The current working directory.
+    static func currentDirectory() -> String {
+        guard let directory = getcwd(nil, 0) else { return "/" }
+        defer { free(directory) }
+        return String(cString: directory)
+    }
+}
+
+/// A per-thread value of class type, stored with `pthread_setspecific` (fast, no dictionary).
+final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
+    private var key = pthread_key_t()
+    private let make: () -> Value
+
+    init(_ make: @escaping () -> Value) {
+        self.make = make
+        pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
+        }
+    }
+
+    /// This thread's value, created on first use.
+    var value: Value {
+        if let existing = pthread_getspecific(key) {
+            return Unmanaged<AnyObject>.fromOpaque(existing).takeUnretainedValue() as! Value
+        }
+        let created = make()
+        pthread_setspecific(key, Unmanaged.passRetained(created as AnyObject).toOpaque())
+        return created
+    }
+}
