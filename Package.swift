@@ -39,7 +39,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "CoordinationExample", dependencies: ["FileCoordination"], path: "Examples/CoordinationExample"),
         .testTarget(name: "PopplerTests", dependencies: ["Poppler", "CPoppler"]),
+        .testTarget(name: "CoordinationArbiterTests", dependencies: ["CoordinationArbiter"]),
+        .testTarget(name: "FileCoordinationTests", dependencies: ["FileCoordination"]),
         .testTarget(name: "FileCoordinationCompatTests", dependencies: ["FileCoordinationCompat"]),
         .testTarget(name: "quireTests", dependencies: ["quire"]),
     ],

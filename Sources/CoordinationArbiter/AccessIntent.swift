@@ -63,7 +63,14 @@ public struct AccessIntent: Hashable, Sendable, CustomStringConvertible {
     public init(path: ItemPath, access: Access, packageRootDepths: [Int] = []) {
         self.path = path
         self.access = access
-        self.packageRootDepths = Array(Set(packageRootDepths.filter { $0 >= 1 && $0 <= path.depth })).sorted()
+        var isNormal = true
+        var previous = 0
+        for depth in packageRootDepths {
+            if depth <= previous || depth > path.depth { isNormal = false }
+            previous = depth
+        }
+        self.packageRootDepths =
+            isNormal ? packageRootDepths : Array(Set(packageRootDepths.filter { $0 >= 1 && $0 <= path.depth })).sorted()
     }
 
     /// A reading intent.
@@ -83,8 +90,10 @@ public struct AccessIntent: Hashable, Sendable, CustomStringConvertible {
     /// `read /a/b` or `write[0x1] /a/b`.
     public var description: String {
         switch access {
-        case .reading(let options): return "read\(options.isEmpty ? "" : "[0x\(String(options.rawValue, radix: 16))]") \(path)"
-        case .writing(let options): return "write\(options.isEmpty ? "" : "[0x\(String(options.rawValue, radix: 16))]") \(path)"
+        case .reading(let options):
+            return "read\(options.isEmpty ? "" : "[0x\(String(options.rawValue, radix: 16))]") \(path)"
+        case .writing(let options):
+            return "write\(options.isEmpty ? "" : "[0x\(String(options.rawValue, radix: 16))]") \(path)"
         }
     }
 
@@ -112,6 +121,12 @@ public struct AccessIntent: Hashable, Sendable, CustomStringConvertible {
 
     /// The depth of the path that is claimed: the outermost enclosing package, else the item itself.
     var claimDepth: Int { packageRootDepths.first ?? path.depth }
+
+    /// The path that is claimed: the outermost enclosing package, else the item itself.
+    var claimedPath: ItemPath {
+        guard let package = packageRootDepths.first, package < path.depth else { return path }
+        return path.prefix(package)
+    }
 
     /// The same intent at a new path, with the package depths carried along with the moved item.
     ///

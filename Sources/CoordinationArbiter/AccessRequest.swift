@@ -27,7 +27,7 @@ struct AccessRequest: Sendable {
     struct ClaimedIntent: Sendable {
         /// The intent, with its path updated for moves while the request waits.
         var intent: AccessIntent
-        /// The claim table node of `intent.path.prefix(intent.claimDepth)`.
+        /// The claim table node of `intent.claimedPath`.
         var node: Int
     }
 

@@ -12,7 +12,9 @@ extension Arbiter {
     /// intents; granted requests keep the paths they were granted. Apple allows the call only inside a write:
     /// elsewhere it is ``ProtocolViolation/moveOutsideWriteAccess(_:)``. Moving an item onto itself is a no-op.
     /// Scans all waiting requests once: a rare event.
-    public mutating func itemMoved(_ request: RequestID, from client: ClientID, at oldPath: ItemPath, to newPath: ItemPath)
+    public mutating func itemMoved(
+        _ request: RequestID, from client: ClientID, at oldPath: ItemPath, to newPath: ItemPath
+    )
         -> [ArbiterAction]
     {
         guard let mover = requests[request] else { return [] }
@@ -83,7 +85,7 @@ extension Arbiter {
                 continue
             }
             table.removeClaim(of: id, intentIndex: index, at: claimed.node)
-            let node = table.makeNode(at: intent.path.prefix(intent.claimDepth))
+            let node = table.makeNode(at: intent.claimedPath)
             table.addClaim(claimEntry(id, index, request.sequence, request.purpose, intent), at: node)
             request.intents[index] = AccessRequest.ClaimedIntent(intent: intent, node: node)
             changed = true

@@ -25,7 +25,8 @@ extension Arbiter {
                 requests[id]?.state = .consultingPresenters(round)
                 // Requests of the purposes now awaited may overtake this one (see `Arbiter`): check them.
                 let purposes = awaiting.compactMap { pendingReplies[$0]?.purpose }
-                for other in conflictingRequests(of: request) where requests[other].map({ purposes.contains($0.purpose) }) ?? false {
+                for other in conflictingRequests(of: request)
+                where requests[other].map({ purposes.contains($0.purpose) }) ?? false {
                     outcome.recheck.append(other)
                 }
                 return
@@ -38,7 +39,9 @@ extension Arbiter {
                 round.preparations = []
                 requests[id]?.state = .consultingPresenters(round)
                 for planned in preparations {
-                    if let message = send(planned.message, to: planned.presenter, for: id, about: planned.path, &outcome) {
+                    if let message = send(
+                        planned.message, to: planned.presenter, for: id, about: planned.path, &outcome)
+                    {
                         awaiting.append(message)
                     }
                 }
@@ -75,13 +78,22 @@ extension Arbiter {
 
     /// Sends one message to a registered presenter; returns its id, or nil if the presenter is gone.
     ///
-    /// Messages that expect a reply are recorded as pending, about `path`.
+    /// A presenter without a path gets only reacquires (which end a relinquish it already had); this also
+    /// skips the second phase for a presenter that lost its path during the round. Messages that expect a
+    /// reply are recorded as pending, about `path`.
     @discardableResult
     mutating func send(
         _ message: PresenterMessage, to presenter: PresenterID, for request: RequestID, about path: ItemPath,
         _ outcome: inout EventOutcome
     ) -> MessageID? {
         guard let record = presenters[presenter] else { return nil }
+        switch message {
+        case .reacquire:
+            break
+        case .relinquishToReader, .relinquishToWriter, .savePresentedItemChanges, .accommodateDeletion,
+            .accommodateSubitemDeletion, .didChange, .didMove, .subitemDidChange, .subitemDidAppear, .subitemDidMove:
+            guard record.path != nil else { return nil }
+        }
         let id = MessageID(nextMessage)
         nextMessage += 1
         if message.expectsReply {
@@ -89,7 +101,9 @@ extension Arbiter {
                 request: request, presenter: presenter, client: record.client, purpose: record.purpose, path: path)
         }
         outcome.actions.append(
-            .send(PresenterDelivery(client: record.client, presenter: presenter, id: id, message: message, request: request)))
+            .send(
+                PresenterDelivery(
+                    client: record.client, presenter: presenter, id: id, message: message, request: request)))
         return id
     }
 
@@ -99,7 +113,7 @@ extension Arbiter {
         guard !presenters.isEmpty else { return plan }
         for claimed in request.intents {
             let intent = claimed.intent
-            let item = table.node(at: intent.path)
+            let item = itemNode(of: claimed)
             let itemPresenters = item.map { presenters(at: $0, excluding: request.purpose) } ?? []
             var packagePresenters: [PresenterID] = []
             for depth in intent.packageRootDepths where depth < intent.path.depth {
@@ -128,26 +142,28 @@ extension Arbiter {
                 options.isDisjoint(with: [.forDeleting, .forMoving, .forReplacing, .contentIndependentMetadataOnly])
             else { continue }
             let path = claimed.intent.path
-            let (deepest, depth) = table.deepestExistingNode(along: path)
-            var directories: [Int] = []
+            let (deepest, depth) =
+                claimed.intent.claimDepth == path.depth
+                ? (claimed.node, path.depth) : table.deepestExistingNode(along: path)
             if depth == path.depth {
                 for presenter in presenters(at: deepest, excluding: request.purpose) where !told.contains(presenter) {
                     told.append(presenter)
                     send(.didChange, to: presenter, for: request.id, about: path, &outcome)
                 }
-            } else {
-                directories.append(deepest)
             }
-            table.forEachAncestor(of: deepest) { ancestor in
-                directories.append(ancestor)
-                return true
-            }
-            for directory in directories where table.nodes[directory].presenters.isEmpty == false {
+            // Every enclosing directory, nearest first (the deepest existing node itself if the item has none).
+            var directory = depth == path.depth ? table.nodes[deepest].parent : deepest
+            while directory >= 0 {
+                if table.nodes[directory].presenters.isEmpty {
+                    directory = table.nodes[directory].parent
+                    continue
+                }
                 for presenter in presenters(at: directory, excluding: request.purpose)
                 where !toldSubitem.contains(where: { $0.0 == presenter && $0.1 == path }) {
                     toldSubitem.append((presenter, path))
                     send(.subitemDidChange(path), to: presenter, for: request.id, about: path, &outcome)
                 }
+                directory = table.nodes[directory].parent
             }
         }
     }
@@ -161,9 +177,16 @@ extension Arbiter {
         }
     }
 
+    /// The claim table node of an intent's item, if it exists: its claim node unless the item lies inside a
+    /// package.
+    func itemNode(of claimed: AccessRequest.ClaimedIntent) -> Int? {
+        claimed.intent.claimDepth == claimed.intent.path.depth ? claimed.node : table.node(at: claimed.intent.path)
+    }
+
     /// The presenters at `node` whose purpose is not `purpose`, in registration order.
     func presenters(at node: Int, excluding purpose: PurposeID) -> [PresenterID] {
-        table.nodes[node].presenters.filter { presenters[$0]?.purpose != purpose }
+        let here = table.nodes[node].presenters
+        return here.isEmpty ? here : here.filter { presenters[$0]?.purpose != purpose }
     }
 
     /// `ids` without presenters of `purpose`, sorted by registration order.

@@ -67,9 +67,8 @@ extension Arbiter {
     /// Calls `body` with every claim that conflicts with `claimed` by the path rules (purpose not checked),
     /// until `body` returns false.
     func forEachConflictingClaim(of claimed: AccessRequest.ClaimedIntent, _ body: (ClaimEntry) -> Bool) {
-        let node = table.nodes[claimed.node]
         let isWrite = claimed.intent.isWrite
-        for entry in node.claims where isWrite || entry.isWrite {
+        for entry in table.nodes[claimed.node].claims where isWrite || entry.isWrite {
             guard body(entry) else { return }
         }
         var stopped = false
@@ -83,7 +82,7 @@ extension Arbiter {
             }
             return true
         }
-        guard !stopped, claimed.intent.excludesContents, node.claimsBelow > 0 else { return }
+        guard !stopped, claimed.intent.excludesContents, table.nodes[claimed.node].claimsBelow > 0 else { return }
         for entry in table.claims(below: claimed.node) {
             guard body(entry) else { return }
         }
@@ -129,20 +128,18 @@ extension Arbiter {
 
     /// Ends a granted access: releases its claims, sends `didChange`s and reacquires, rechecks its waiters.
     mutating func finishAccess(_ id: RequestID, _ outcome: inout EventOutcome) {
-        guard let request = requests[id] else { return }
+        guard let request = requests.removeValue(forKey: id) else { return }
         outcome.recheck.append(contentsOf: conflictingRequests(of: request))
-        releaseClaims(of: request)
-        requests[id] = nil
         sendChangeNotifications(after: request, &outcome)
+        releaseClaims(of: request)
         sendReacquires(for: request, &outcome)
     }
 
     /// Drops a request that was not granted; reports `failure` unless nil (its client is gone).
     mutating func abandon(_ id: RequestID, failure: AccessFailure?, _ outcome: inout EventOutcome) {
-        guard let request = requests[id] else { return }
+        guard let request = requests.removeValue(forKey: id) else { return }
         outcome.recheck.append(contentsOf: conflictingRequests(of: request))
         releaseClaims(of: request)
-        requests[id] = nil
         if case .consultingPresenters(let round) = request.state {
             for message in round.awaiting { pendingReplies[message] = nil }
         }

@@ -79,13 +79,20 @@ public struct Arbiter: Sendable {
         var claimed: [AccessRequest.ClaimedIntent] = []
         claimed.reserveCapacity(intents.count)
         for (index, intent) in intents.enumerated() {
-            let node = table.makeNode(at: intent.path.prefix(intent.claimDepth))
+            let node = table.makeNode(at: intent.claimedPath)
             table.addClaim(claimEntry(request, index, sequence, purpose, intent), at: node)
             claimed.append(AccessRequest.ClaimedIntent(intent: intent, node: node))
         }
-        requests[request] = AccessRequest(
+        var new = AccessRequest(
             id: request, client: client, purpose: purpose, sequence: sequence, requestedAt: now,
             deadline: deadline, nestedIn: nestedIn, intents: claimed, state: .queued)
+        // Fast path: nothing blocks it and no presenter must be asked.
+        if blocker(of: new) == nil && planRound(for: new).isEmpty {
+            new.state = .granted
+            requests[request] = new
+            return [.grant(request, client, paths: intents.map(\.path))]
+        }
+        requests[request] = new
 
         var outcome = EventOutcome()
         outcome.recheck.append(request)

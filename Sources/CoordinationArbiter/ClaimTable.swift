@@ -19,10 +19,14 @@ struct ClaimEntry: Sendable {
 /// A tree rather than a flat dictionary keyed by path, because the waiting rules look up and down the
 /// hierarchy: the ancestors of a path (walked through parent links, no hashing) and, for writes that exclude
 /// contents, its descendants (skipped entirely while the per-node counts say there are none). Nodes that hold
-/// nothing are pruned, so the tree stays as small as the set of paths in use.
+/// nothing are pruned in batches (a node used again soon is not torn down and rebuilt each time), so the
+/// tree stays within a small multiple of the set of paths in use. A flat index by whole path finds an existing
+/// node with one hash instead of one per component.
 struct ClaimTable: Sendable {
     /// One path component's node.
     struct Node: Sendable {
+        /// The node's path.
+        var path: ItemPath
         /// The component (empty for the root).
         var name: String
         /// The parent node, or -1 for the root.
@@ -42,22 +46,19 @@ struct ClaimTable: Sendable {
     }
 
     /// Node storage; index 0 is the root.
-    private(set) var nodes: [Node] = [Node(name: "", parent: -1)]
+    private(set) var nodes: [Node] = [Node(path: .root, name: "", parent: -1)]
+    /// Every node in use by its path.
+    private var index: [ItemPath: Int] = [.root: 0]
     /// Indices of pruned nodes, reused before the storage grows.
     private var freeIndices: [Int] = []
+    /// Nodes that became empty since the last sweep (possibly stale or repeated: checked again when swept).
+    private var emptied: [Int] = []
 
     /// The root node's index.
     static let root = 0
 
     /// The node of `path`, if it exists.
-    func node(at path: ItemPath) -> Int? {
-        var index = Self.root
-        for component in path.components {
-            guard let child = nodes[index].children[component] else { return nil }
-            index = child
-        }
-        return index
-    }
+    func node(at path: ItemPath) -> Int? { index[path] }
 
     /// The node of the deepest existing path among `path` and its ancestors, with that path's depth.
     func deepestExistingNode(along path: ItemPath) -> (node: Int, depth: Int) {
@@ -73,13 +74,13 @@ struct ClaimTable: Sendable {
 
     /// The node of `path`, created (with its missing ancestors) if needed.
     mutating func makeNode(at path: ItemPath) -> Int {
-        var index = Self.root
-        for component in path.components {
-            if let child = nodes[index].children[component] {
-                index = child
-                continue
-            }
-            let node = Node(name: component, parent: index)
+        if let existing = index[path] { return existing }
+        var (current, depth) = deepestExistingNode(along: path)
+        while depth < path.depth {
+            let component = path.components[depth]
+            depth += 1
+            let nodePath = depth == path.depth ? path : path.prefix(depth)
+            let node = Node(path: nodePath, name: component, parent: current)
             let child: Int
             if let reused = freeIndices.popLast() {
                 nodes[reused] = node
@@ -88,22 +89,15 @@ struct ClaimTable: Sendable {
                 nodes.append(node)
                 child = nodes.count - 1
             }
-            nodes[index].children[component] = child
-            index = child
+            nodes[current].children[component] = child
+            index[nodePath] = child
+            current = child
         }
-        return index
+        return current
     }
 
-    /// The path of a node, rebuilt from its ancestors.
-    func path(of node: Int) -> ItemPath {
-        var components: [String] = []
-        var index = node
-        while index != Self.root {
-            components.append(nodes[index].name)
-            index = nodes[index].parent
-        }
-        return ItemPath(trusted: components.reversed())
-    }
+    /// The path of a node.
+    func path(of node: Int) -> ItemPath { nodes[node].path }
 
     /// Calls `body` with each strict ancestor of `node`, nearest first; stops when `body` returns false.
     func forEachAncestor(of node: Int, _ body: (Int) -> Bool) {
@@ -192,18 +186,36 @@ struct ClaimTable: Sendable {
         return found
     }
 
-    /// Removes `node` and its emptied ancestors from the tree (never the root).
+    /// The parent index of a node on the free list.
+    private static let freed = -2
+
+    /// Notes that `node` may have become empty; sweeps the noted nodes once there are enough of them.
     private mutating func prune(_ node: Int) {
+        guard isEmpty(node) else { return }
+        emptied.append(node)
+        guard emptied.count > 256, emptied.count > liveNodeCount / 2 else { return }
+        let sweep = emptied
+        emptied.removeAll(keepingCapacity: true)
+        for index in sweep { remove(index) }
+    }
+
+    /// Removes `node` and its emptied ancestors from the tree, if they are still empty (never the root).
+    private mutating func remove(_ node: Int) {
         var index = node
         while index != Self.root {
-            let current = nodes[index]
-            guard current.claims.isEmpty, current.presenters.isEmpty, current.children.isEmpty else { return }
-            let parent = current.parent
-            nodes[parent].children[current.name] = nil
-            nodes[index] = Node(name: "", parent: -1)
+            guard nodes[index].parent >= 0, isEmpty(index) else { return }
+            let parent = nodes[index].parent
+            nodes[parent].children[nodes[index].name] = nil
+            self.index[nodes[index].path] = nil
+            nodes[index] = Node(path: .root, name: "", parent: Self.freed)
             freeIndices.append(index)
             index = parent
         }
+    }
+
+    /// True if the node holds no claim, no presenter and no child.
+    private func isEmpty(_ node: Int) -> Bool {
+        nodes[node].claims.isEmpty && nodes[node].presenters.isEmpty && nodes[node].children.isEmpty
     }
 
     /// The number of nodes in use, root included (tests check that pruning keeps it small).

@@ -8,13 +8,16 @@ public struct ItemPath: Hashable, Sendable, Comparable, CustomStringConvertible 
     public let components: [String]
 
     /// Makes a path from its components, dropping empty ones.
+    @inlinable
     public init<Components: Sequence>(components: Components) where Components.Element == String {
         self.components = components.filter { !$0.isEmpty }
     }
 
     /// Parses `/a/b/c`; repeated or trailing slashes are ignored, so `"/"` and `""` are the root.
     public init(_ string: String) {
-        self.components = string.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        self.components = string.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     /// The root directory `/`.
@@ -33,7 +36,7 @@ public struct ItemPath: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// The path made of the first `depth` components (the ancestor at that depth).
     public func prefix(_ depth: Int) -> ItemPath {
-        ItemPath(trusted: Array(components.prefix(depth)))
+        ItemPath(trusted: Array(components.prefix(max(0, depth))))
     }
 
     /// The path with `component` appended.

@@ -84,7 +84,8 @@ public struct PresenterDelivery: Hashable, Sendable, CustomStringConvertible {
     public let request: RequestID
 
     /// Makes a delivery (tests build expected actions with it).
-    public init(client: ClientID, presenter: PresenterID, id: MessageID, message: PresenterMessage, request: RequestID) {
+    public init(client: ClientID, presenter: PresenterID, id: MessageID, message: PresenterMessage, request: RequestID)
+    {
         self.client = client
         self.presenter = presenter
         self.id = id

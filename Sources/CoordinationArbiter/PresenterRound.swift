@@ -76,6 +76,7 @@ struct RoundPlan: Sendable {
         _ intent: AccessIntent, itemPresenters: [PresenterID], packagePresenters: [PresenterID],
         contentPresenters: [PresenterID]
     ) {
+        guard !(itemPresenters.isEmpty && packagePresenters.isEmpty && contentPresenters.isEmpty) else { return }
         let path = intent.path
         switch intent.access {
         case .reading(let options):

@@ -17,20 +17,20 @@ extension FileCoordinator {
             return
         }
         let box = UncheckedIntents(intents: intents)
-        let request = RequestSlot()
-        let id = submit(targets, nestedIn: nil) { [self] result in
+        // The id is made first: the grant, and even the accessor, may come before `submit` returns.
+        let request = CoordinationClient.shared.makeRequestID()
+        submit(targets, as: request, nestedIn: nil) { [self] result in
             switch result {
             case .success(let urls):
                 for (intent, url) in zip(box.intents, urls) { intent.update(url: url) }
                 queue.addOperation {
                     accessor(nil)
-                    if let granted = request.value { self.end(granted) }
+                    self.end(request)
                 }
             case .failure(let error):
                 queue.addOperation { accessor(error) }
             }
         }
-        request.value = id
     }
 
     /// Waits for access to every intent at once, then runs `accessor` with the intents' URLs (moved where their

@@ -176,14 +176,16 @@ public final class FileCoordinator: @unchecked Sendable {
     }
 
     /// Submits a request and calls `outcome` once with the granted URLs or the error, possibly synchronously.
+    /// Pass `request` when `outcome` must know the id (a grant may come before this returns).
+    @discardableResult
     func submit(
-        _ targets: [Target], nestedIn: RequestID?, outcome: @escaping @Sendable (Result<[URL], any Error>) -> Void
+        _ targets: [Target], as request: RequestID = CoordinationClient.shared.makeRequestID(), nestedIn: RequestID?,
+        outcome: @escaping @Sendable (Result<[URL], any Error>) -> Void
     ) -> RequestID? {
         if state.withLock({ $0.cancelled }) {
             outcome(.failure(CocoaError(.userCancelled)))
             return nil
         }
-        let request = Self.client.makeRequestID()
         let deadline = timeout.map { SystemInterface.now().advanced(byNanoseconds: Self.nanoseconds($0)) }
         let failures = Self.client.failures
         let boxedTargets = UncheckedTargets(targets: targets)

@@ -1,14 +1,13 @@
 import CoordinationArbiter
 import Foundation
-import Synchronization
 
 /// Turns URLs into the canonical paths the arbiter compares, and paths back into URLs.
 ///
 /// A path is made absolute (against the current directory), `.` and `..` are removed, and symbolic links in
 /// the parent directories are resolved, so a URL under a symlinked directory names the same item as its
 /// resolved path. The last component is resolved only when asked (`.resolvesSymbolicLink`). Parents that do
-/// not exist yet are resolved as far as they exist. Resolved parents are remembered together with their
-/// device and inode, and reused after one `stat` shows the directory is still the same one.
+/// not exist yet are resolved as far as they exist. Parents are resolved on every call: a renamed directory
+/// keeps its inode, so a remembered resolution cannot be checked more cheaply than by resolving again.
 enum ItemLocator {
     /// The canonical path of a file URL.
     /// - Throws: ``FileCoordinationError/notAFileURL(_:)`` for any other URL.
@@ -24,58 +23,66 @@ enum ItemLocator {
     }
 
     static func path(ofAbsoluteOrRelative raw: String, resolvingLastComponent: Bool) -> ItemPath {
-        var components = raw.utf8.first == UInt8(ascii: "/") ? [] : split(SystemInterface.currentDirectory())
-        for component in raw.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
-            if component.count == 1 && component.first == UInt8(ascii: ".") { continue }
-            if component.count == 2 && component.elementsEqual("..".utf8) {
-                _ = components.popLast()
-                continue
-            }
-            components.append(String(decoding: component, as: UTF8.self))
-        }
-        guard let last = components.popLast() else { return .root }
-        let parent = resolvedDirectory(components)
+        var absolute = raw.utf8.first == UInt8(ascii: "/") ? raw : SystemInterface.currentDirectory() + "/" + raw
+        if !isNormalized(absolute) { absolute = normalize(absolute) }
+        guard absolute.utf8.count > 1, let slash = absolute.utf8.lastIndex(of: UInt8(ascii: "/")) else { return .root }
+        let last = String(absolute[absolute.index(after: slash)...])
+        let parent = resolvedDirectory(slash == absolute.startIndex ? "/" : String(absolute[..<slash]))
         if resolvingLastComponent, let target = SystemInterface.realPath(parent.appending(last).description) {
-            return ItemPath(components: split(target))
+            return ItemPath(target)
         }
         return parent.appending(last)
     }
 
-    private static func split(_ path: String) -> [String] {
-        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map {
-            String(decoding: $0, as: UTF8.self)
+    /// True if `path` is absolute with no empty, `.` or `..` component and no trailing slash.
+    private static func isNormalized(_ path: String) -> Bool {
+        var previous: UInt8 = 0
+        var beforePrevious: UInt8 = 0
+        var sawSlashDot = false
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if previous == UInt8(ascii: "/") { return false }
+                if previous == UInt8(ascii: ".") && (beforePrevious == UInt8(ascii: "/") || sawSlashDot) {
+                    return false
+                }
+            }
+            sawSlashDot = previous == UInt8(ascii: ".") && beforePrevious == UInt8(ascii: "/")
+            beforePrevious = previous
+            previous = byte
         }
+        if previous == UInt8(ascii: "/") { return path.utf8.count == 1 }
+        if previous == UInt8(ascii: ".") && (beforePrevious == UInt8(ascii: "/") || sawSlashDot) { return false }
+        return true
     }
 
-    private struct Resolved {
-        let path: ItemPath
-        let identity: SystemInterface.FileIdentity
-    }
-
-    private static let cache = Mutex<[[String]: Resolved]>([:])
-    private static let cacheLimit = 4096
-
-    /// Resolves a directory with realpath (or as much of it as exists), through the cache.
-    private static func resolvedDirectory(_ components: [String]) -> ItemPath {
-        if components.isEmpty { return .root }
-        let joined = "/" + components.joined(separator: "/")
-        guard let identity = SystemInterface.identity(of: joined) else { return resolveUncached(components) }
-        if let known = cache.withLock({ $0[components] }), known.identity == identity { return known.path }
-        guard let resolved = SystemInterface.realPath(joined) else { return resolveUncached(components) }
-        let path = ItemPath(components: split(resolved))
-        cache.withLock { cache in
-            if cache.count >= cacheLimit { cache.removeAll(keepingCapacity: true) }
-            cache[components] = Resolved(path: path, identity: identity)
+    /// Removes empty, `.` and `..` components from an absolute path.
+    private static func normalize(_ path: String) -> String {
+        var components: [Substring] = []
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if component == "." { continue }
+            if component == ".." {
+                _ = components.popLast()
+                continue
+            }
+            components.append(component)
         }
-        return path
+        return "/" + components.joined(separator: "/")
     }
 
-    private static func resolveUncached(_ components: [String]) -> ItemPath {
+    /// Resolves a normalized absolute directory with realpath, or as much of it as exists.
+    private static func resolvedDirectory(_ directory: String) -> ItemPath {
+        if directory == "/" { return .root }
+        if let resolved = SystemInterface.realPath(directory) { return ItemPath(resolved) }
+        return resolveUncached(directory)
+    }
+
+    private static func resolveUncached(_ directory: String) -> ItemPath {
+        let components = ItemPath(directory).components
         var existing = components.count
         while existing > 0 {
             let prefix = "/" + components.prefix(existing).joined(separator: "/")
             if let resolved = SystemInterface.realPath(prefix) {
-                return ItemPath(components: split(resolved) + components.dropFirst(existing))
+                return ItemPath(components: ItemPath(resolved).components + components.dropFirst(existing))
             }
             existing -= 1
         }

@@ -21,19 +21,6 @@ enum SystemInterface {
         return String(cString: resolved)
     }
 
-    /// Which file a path leads to (after following symbolic links).
-    struct FileIdentity: Equatable, Sendable {
-        let device: UInt64
-        let inode: UInt64
-    }
-
-    /// The device and inode `stat(2)` reports for `path`, or nil if it does not exist.
-    static func identity(of path: String) -> FileIdentity? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-    }
-
     /// The current working directory.
     static func currentDirectory() -> String {
         guard let directory = getcwd(nil, 0) else { return "/" }

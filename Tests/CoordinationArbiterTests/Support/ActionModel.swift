@@ -1,0 +1,246 @@
+import CoordinationArbiter
+
+/// A model of the host that applies the arbiter's actions and records every impossible one.
+///
+/// It knows what the host knows (the events it fed and the actions it received), never the arbiter's
+/// internals. Impossible actions: granting or failing a request that is not waiting, messaging a presenter
+/// that is not registered, or one of the requester's own purpose, reusing a message id, a reacquire that
+/// matches no relinquish, timers started twice or cancelled while not armed.
+struct ActionModel {
+    /// Where a request stands, as the host sees it.
+    enum Status: Equatable {
+        case waiting
+        case granted
+        case ended
+        case failed(AccessFailure)
+        case dropped
+        var isTerminal: Bool {
+            switch self {
+            case .waiting, .granted: return false
+            case .ended, .failed, .dropped: return true
+            }
+        }
+    }
+
+    /// A request as the host sees it.
+    struct Request {
+        let id: RequestID
+        let client: ClientID
+        let purpose: PurposeID
+        let sequence: Int
+        let nestedIn: RequestID?
+        /// Intents with paths updated for moves while waiting (the model's own bookkeeping).
+        var intents: [AccessIntent]
+        var status: Status = .waiting
+        var grantedPaths: [ItemPath] = []
+        var timerArmed = false
+    }
+
+    /// A registered presenter.
+    struct Presenter {
+        let client: ClientID
+        var purpose: PurposeID
+        var path: ItemPath?
+    }
+
+    /// A message the host delivered.
+    struct Sent {
+        let delivery: PresenterDelivery
+        /// The presenter's purpose when it was sent.
+        let purpose: PurposeID
+        var replied = false
+        var reacquired = false
+    }
+
+    var requests: [RequestID: Request] = [:]
+    /// Requests that are waiting or granted (kept apart so that checks need not scan finished ones).
+    var active: Set<RequestID> = []
+    /// Requests whose timer is armed.
+    var armed: Set<RequestID> = []
+    var presenters: [PresenterID: Presenter] = [:]
+    var sent: [MessageID: Sent] = [:]
+    var sentOrder: [MessageID] = []
+    /// Messages that expect a reply and have none yet, in the order sent (pruned lazily).
+    var awaitingReply: [MessageID] = []
+    /// Relinquish messages not yet followed by a reacquire.
+    var openRelinquishes: [MessageID] = []
+    var lastMessage: UInt64 = 0
+    var nextSequence = 0
+    var violations: [String] = []
+    /// Client violations reported, in order (tests check them explicitly).
+    var clientFailures: [(ClientID, ProtocolViolation)] = []
+    /// Grants in order, for the fairness checks of the randomized test.
+    var grantLog: [RequestID] = []
+    /// Called before a grant is applied (the randomized test checks fairness there).
+    var onGrant: ((ActionModel, RequestID) -> [String])?
+
+    mutating func violation(_ text: String) { violations.append(text) }
+
+    // MARK: events the host fed
+
+    mutating func requested(
+        _ id: RequestID, client: ClientID, purpose: PurposeID, intents: [AccessIntent], nestedIn: RequestID?
+    ) {
+        if let existing = requests[id], !existing.status.isTerminal { return }  // duplicate: arbiter must reject
+        requests[id] = Request(
+            id: id, client: client, purpose: purpose, sequence: nextSequence, nestedIn: nestedIn, intents: intents)
+        nextSequence += 1
+        active.insert(id)
+    }
+
+    mutating func ended(_ id: RequestID) {
+        if requests[id]?.status == .granted {
+            requests[id]?.status = .ended
+            active.remove(id)
+        }
+    }
+
+    mutating func registered(_ id: PresenterID, client: ClientID, purpose: PurposeID, path: ItemPath?) {
+        if let existing = presenters[id], existing.client != client { return }
+        presenters[id] = Presenter(client: client, purpose: purpose, path: path)
+    }
+
+    mutating func presenterMoved(_ id: PresenterID, client: ClientID, path: ItemPath?) {
+        if presenters[id]?.client == client { presenters[id]?.path = path }
+    }
+
+    mutating func removed(_ id: PresenterID, client: ClientID) {
+        if presenters[id]?.client == client { presenters[id] = nil }
+    }
+
+    mutating func replied(_ message: MessageID) {
+        sent[message]?.replied = true
+        awaitingReply.removeAll { $0 == message }
+    }
+
+    mutating func disconnected(_ client: ClientID) {
+        for id in active {
+            guard let request = requests[id], request.client == client else { continue }
+            requests[id]?.status = request.status == .granted ? .ended : .dropped  // its timer must be cancelled
+            active.remove(id)
+        }
+        for (id, presenter) in presenters where presenter.client == client { presenters[id] = nil }
+    }
+
+    mutating func timerFired(_ id: RequestID) {
+        requests[id]?.timerArmed = false
+        armed.remove(id)
+    }
+
+    /// Applies a move reported by a granted writer to the waiting intents (not `.forReplacing` ones) and to
+    /// the presenters at or inside the old path.
+    mutating func moved(from old: ItemPath, to new: ItemPath) {
+        for id in active {
+            guard let request = requests[id], request.status == .waiting else { continue }
+            for (index, intent) in request.intents.enumerated() {
+                if case .writing(let options) = intent.access, options.contains(.forReplacing) { continue }
+                guard let path = intent.path.movingPrefix(from: old, to: new) else { continue }
+                requests[id]?.intents[index] = AccessIntent(
+                    path: path, access: intent.access, packageRootDepths: path.packageRootDepths(extensions: ["bundle"])
+                )
+            }
+        }
+        for (id, presenter) in presenters {
+            if let path = presenter.path?.movingPrefix(from: old, to: new) { presenters[id]?.path = path }
+        }
+    }
+
+    // MARK: actions the arbiter returned
+
+    mutating func apply(_ actions: [ArbiterAction]) {
+        for action in actions { apply(action) }
+    }
+
+    mutating func apply(_ action: ArbiterAction) {
+        switch action {
+        case .grant(let id, let client, let paths):
+            guard let request = requests[id], request.status == .waiting else {
+                return violation("grant of \(id) that is not waiting (\(String(describing: requests[id]?.status)))")
+            }
+            if request.client != client { violation("grant of \(id) to \(client), asked by \(request.client)") }
+            if request.timerArmed { violation("grant of \(id) with its timer still armed") }
+            if paths != request.intents.map(\.path) {
+                violation("grant of \(id) with paths \(paths), expected \(request.intents.map(\.path))")
+            }
+            violations += onGrant?(self, id) ?? []
+            requests[id]?.status = .granted
+            requests[id]?.grantedPaths = paths
+            grantLog.append(id)
+        case .fail(let id, let client, let failure):
+            guard let request = requests[id], request.status == .waiting else {
+                return violation("fail of \(id) that is not waiting")
+            }
+            if request.client != client { violation("fail of \(id) sent to \(client)") }
+            if request.timerArmed { violation("fail of \(id) with its timer still armed") }
+            requests[id]?.status = .failed(failure)
+            active.remove(id)
+        case .send(let delivery):
+            applySend(delivery)
+        case .startTimer(let id, _):
+            guard let request = requests[id], request.status == .waiting else {
+                return violation("timer for \(id) that is not waiting")
+            }
+            if request.timerArmed { violation("second timer for \(id)") }
+            requests[id]?.timerArmed = true
+            armed.insert(id)
+        case .cancelTimer(let id):
+            guard requests[id]?.timerArmed == true else { return violation("cancelTimer for \(id) not armed") }
+            requests[id]?.timerArmed = false
+            armed.remove(id)
+        case .failClient(let client, let reason):
+            clientFailures.append((client, reason))
+        }
+    }
+
+    mutating func applySend(_ delivery: PresenterDelivery) {
+        let id = delivery.id
+        if id.rawValue <= lastMessage { violation("message id \(id) reused or out of order") }
+        lastMessage = max(lastMessage, id.rawValue)
+        guard let presenter = presenters[delivery.presenter] else {
+            return violation("\(delivery): presenter not registered")
+        }
+        if presenter.client != delivery.client { violation("\(delivery): presenter belongs to \(presenter.client)") }
+        if case .reacquire = delivery.message {
+            // A reacquire ends a relinquish, wherever the presenter is now.
+        } else if presenter.path == nil {
+            violation("\(delivery): presenter has no path")
+        }
+        guard let request = requests[delivery.request] else { return violation("\(delivery): unknown request") }
+        if request.purpose == presenter.purpose { violation("\(delivery): sent to the requester's own purpose") }
+        switch delivery.message {
+        case .relinquishToReader, .relinquishToWriter, .savePresentedItemChanges, .accommodateDeletion,
+            .accommodateSubitemDeletion:
+            if request.status != .waiting { violation("\(delivery): request is not waiting") }
+        case .didMove, .subitemDidMove, .subitemDidAppear:
+            if request.status != .granted { violation("\(delivery): mover is not granted") }
+        case .reacquire(let relinquish):
+            guard let original = sent[relinquish], original.delivery.message.isRelinquish,
+                original.delivery.presenter == delivery.presenter, original.delivery.request == delivery.request
+            else { return violation("\(delivery): matches no relinquish") }
+            if original.reacquired { violation("\(delivery): second reacquire") }
+            sent[relinquish]?.reacquired = true
+            openRelinquishes.removeAll { $0 == relinquish }
+        case .didChange, .subitemDidChange:
+            break
+        }
+        sent[id] = Sent(delivery: delivery, purpose: presenter.purpose)
+        sentOrder.append(id)
+        if delivery.message.expectsReply { awaitingReply.append(id) }
+        if delivery.message.isRelinquish { openRelinquishes.append(id) }
+    }
+
+    // MARK: queries
+
+    /// Messages still owed a reply by registered presenters, in the order they were sent.
+    var unreplied: [PresenterDelivery] {
+        awaitingReply.compactMap { sent[$0] }.filter {
+            !$0.replied && presenters[$0.delivery.presenter] != nil
+                && requests[$0.delivery.request]?.status == .waiting
+        }.map(\.delivery)
+    }
+
+    /// True if `request` waits for a reply from a presenter of `purpose`.
+    func awaitsReply(_ request: RequestID, fromPurpose purpose: PurposeID) -> Bool {
+        unreplied.contains { $0.request == request && sent[$0.id]?.purpose == purpose }
+    }
+}

@@ -1,0 +1,246 @@
+import CoordinationArbiter
+
+/// One random schedule: random events over a small tree, with every invariant checked after each step.
+///
+/// Tree: `/r`, `/r/a`, `/r/a/x`, `/r/b`, `/r/b/x`, `/r/pkg.bundle`, `/r/pkg.bundle/f` (a file package).
+/// Three clients, each with two coordinator purposes plus the purposes of its presenters.
+struct RandomSchedule {
+    static let paths: [ItemPath] = ["/r", "/r/a", "/r/a/x", "/r/b", "/r/b/x", "/r/pkg.bundle", "/r/pkg.bundle/f"]
+    static let moves: [(ItemPath, ItemPath)] = [
+        ("/r/a", "/r/b"), ("/r/b", "/r/a"), ("/r/a/x", "/r/b/x"), ("/r/b/x", "/r/a/x"),
+    ]
+    static let clients: [UInt64] = [1, 2, 3]
+
+    var rng: SplitMix64
+    var h = Harness(recordsIssues: false)
+    var failures: [String] = []
+    var trace: [String] = []
+    var livePresenters: [(id: UInt64, client: UInt64, purpose: String)] = []
+    var nextPresenter: UInt64 = 1
+    var nextRequest: UInt64 = 1
+    var deadlines: [UInt64: UInt64] = [:]
+    var moved: Set<UInt64> = []
+    /// Keep a trace of the last events (slow: only when replaying a failed seed).
+    let tracing: Bool
+
+    init(seed: UInt64, tracing: Bool = false) {
+        rng = SplitMix64(seed: seed)
+        self.tracing = tracing
+        h.rendersLines = tracing
+        h.model.onGrant = { model, id in Self.fairnessViolations(model, granting: id) }
+    }
+
+    // MARK: running
+
+    /// Runs `steps` random events, then drains; returns the first failures, or an empty list.
+    mutating func run(steps: Int) -> [String] {
+        for index in 0..<steps {
+            step()
+            check(thorough: tracing || index % 8 == 7)
+            if !failures.isEmpty { return failures }
+        }
+        drain()
+        return failures
+    }
+
+    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &rng) < percent }
+
+    mutating func pick<T>(_ items: [T]) -> T? {
+        items.isEmpty ? nil : items[Int.random(in: 0..<items.count, using: &rng)]
+    }
+
+    mutating func step() {
+        let roll = Int.random(in: 0..<100, using: &rng)
+        switch roll {
+        case 0..<24: newRequest()
+        case 24..<44: replyToSomething()
+        case 44..<56: endSomething()
+        case 56..<61: moveSomething()
+        case 61..<68: registerPresenter()
+        case 68..<71: removePresenter()
+        case 71..<74: relocatePresenter()
+        case 74..<80: cancelSomething()
+        case 80..<82: disconnectSomeone()
+        case 82..<88: fireSomeTimer()
+        case 88..<92: badEvent()
+        default: h.now = h.now.advanced(byNanoseconds: UInt64.random(in: 1...20, using: &rng))
+        }
+    }
+
+    /// Records the actions of the event just fed, for the failure report.
+    mutating func log(_ event: @autoclosure () -> String, _ lines: [String]) {
+        if tracing {
+            trace.append("\(event()) -> \(lines)")
+            if trace.count > 40 { trace.removeFirst() }
+        }
+        for start in Self.timerStarts(h.lastActions) { deadlines[start.0] = start.1 }
+    }
+
+    static func timerStarts(_ actions: [ArbiterAction]) -> [(UInt64, UInt64)] {
+        actions.compactMap {
+            if case .startTimer(let request, let deadline) = $0 { return (request.rawValue, deadline.nanoseconds) }
+            return nil
+        }
+    }
+
+    // MARK: events
+
+    mutating func randomIntent() -> AccessIntent {
+        let path = pick(Self.paths)!
+        if chance(45) {
+            return read(path, pick([[], .withoutChanges, .forUploading] as [AccessIntent.ReadingOptions])!)
+        }
+        let options: [AccessIntent.WritingOptions] = [
+            [], .forDeleting, .forMoving, .forMerging, .forReplacing, .contentIndependentMetadataOnly,
+        ]
+        return write(path, pick(options)!)
+    }
+
+    mutating func newRequest() {
+        let client = pick(Self.clients)!
+        var purpose = "c\(client).k\(Int.random(in: 0..<2, using: &rng))"
+        var nestedIn: UInt64?
+        let ownPresenters = livePresenters.filter { $0.client == client }
+        let granted = h.model.active.compactMap { self.h.model.requests[$0] }.filter {
+            $0.client == ClientID(client) && $0.status == .granted
+        }
+        .sorted { $0.sequence < $1.sequence }
+        if chance(20), let presenter = pick(ownPresenters) {
+            purpose = presenter.purpose
+        } else if chance(10), let outer = pick(granted) {
+            purpose = outer.purpose.rawValue
+            nestedIn = outer.id.rawValue
+        }
+        var intents: [AccessIntent]
+        if chance(12) {
+            let (from, to) = pick(Self.moves)!
+            intents = [write(from, .forMoving), write(to, .forReplacing)]
+        } else {
+            intents = [randomIntent()]
+            if chance(30) { intents.append(randomIntent()) }
+        }
+        let deadline = chance(30) ? h.now.nanoseconds + UInt64.random(in: 1...60, using: &rng) : nil
+        let id = nextRequest
+        nextRequest += 1
+        let lines = h.request(id, client: client, purpose: purpose, intents, deadline: deadline, nestedIn: nestedIn)
+        log(
+            "R\(id) C\(client) \(purpose) \(intents) deadline \(String(describing: deadline)) nestedIn \(String(describing: nestedIn))",
+            lines)
+    }
+
+    mutating func replyToSomething() {
+        guard let delivery = pick(h.model.unreplied) else { return }
+        let failure = chance(5) ? PresenterFailure(encoded: [1]) : nil
+        let lines = h.reply(delivery.id, client: delivery.client, failure: failure)
+        log("reply \(delivery) failure \(failure != nil)", lines)
+    }
+
+    mutating func endSomething() {
+        let granted = h.model.active.compactMap { self.h.model.requests[$0] }.filter { $0.status == .granted }.sorted {
+            $0.sequence < $1.sequence
+        }
+        guard let request = pick(granted) else { return }
+        log("end \(request.id)", h.end(request.id.rawValue, client: request.client.rawValue))
+    }
+
+    mutating func moveSomething() {
+        let granted = h.model.active.compactMap { self.h.model.requests[$0] }.filter {
+            $0.status == .granted && !moved.contains($0.id.rawValue)
+        }
+        .sorted { $0.sequence < $1.sequence }
+        for request in granted {
+            guard
+                let index = request.intents.firstIndex(where: {
+                    if case .writing(let options) = $0.access { return options.contains(.forMoving) }
+                    return false
+                }),
+                let (from, to) = Self.moves.first(where: { $0.0 == request.grantedPaths[index] })
+            else { continue }
+            moved.insert(request.id.rawValue)
+            let lines = h.move(request.id.rawValue, client: request.client.rawValue, from: from, to: to)
+            log("move by \(request.id) \(from) -> \(to)", lines)
+            return
+        }
+    }
+
+    mutating func registerPresenter() {
+        guard livePresenters.count < 6 else { return }
+        let client = pick(Self.clients)!
+        let id = nextPresenter
+        nextPresenter += 1
+        let path = chance(10) ? nil : pick(Self.paths)
+        livePresenters.append((id, client, "pres\(id)"))
+        log(
+            "register P\(id) C\(client) at \(String(describing: path))",
+            h.register(id, client: client, purpose: "pres\(id)", path: path))
+    }
+
+    mutating func removePresenter() {
+        guard let presenter = pick(livePresenters) else { return }
+        livePresenters.removeAll { $0.id == presenter.id }
+        log("unregister P\(presenter.id)", h.unregister(presenter.id, client: presenter.client))
+    }
+
+    mutating func relocatePresenter() {
+        guard let presenter = pick(livePresenters) else { return }
+        let path = chance(15) ? nil : pick(Self.paths)
+        log(
+            "relocate P\(presenter.id) to \(String(describing: path))",
+            h.movePresenter(presenter.id, client: presenter.client, to: path))
+    }
+
+    mutating func cancelSomething() {
+        let active = h.model.active.compactMap { self.h.model.requests[$0] }.filter { !$0.status.isTerminal }.sorted {
+            $0.sequence < $1.sequence
+        }
+        guard let request = pick(active) else { return }
+        log("cancel \(request.id)", h.cancel(request.id.rawValue, client: request.client.rawValue))
+    }
+
+    mutating func disconnectSomeone() {
+        let client = pick(Self.clients)!
+        livePresenters.removeAll { $0.client == client }
+        log("disconnect C\(client)", h.disconnect(client))
+    }
+
+    mutating func fireSomeTimer() {
+        let armed = h.model.armed.compactMap { self.h.model.requests[$0] }.sorted { $0.sequence < $1.sequence }
+        guard let request = pick(armed), let deadline = deadlines[request.id.rawValue] else { return }
+        let time = max(h.now.nanoseconds, deadline)
+        log("timer \(request.id) at \(time)", h.fireTimer(request.id.rawValue, at: time))
+    }
+
+    /// An event a well-behaved client never sends: exactly one `failClient`, and nothing else changes.
+    mutating func badEvent() {
+        var actions: [ArbiterAction]
+        var event: String
+        let active = h.model.active.compactMap { self.h.model.requests[$0] }.filter { !$0.status.isTerminal }.sorted {
+            $0.sequence < $1.sequence
+        }
+        switch Int.random(in: 0..<4, using: &rng) {
+        case 0:
+            let message = MessageID(h.model.lastMessage + 1000)
+            event = "bogus reply \(message)"
+            actions = h.arbiter.presenterReplied(message, from: ClientID(1))
+        case 1:
+            guard let request = pick(active) else { return }
+            let other = ClientID(request.client.rawValue % 3 + 1)
+            event = "end \(request.id) from \(other)"
+            actions = h.arbiter.accessEnded(request.id, from: other)
+        case 2:
+            guard let delivery = pick(h.model.unreplied) else { return }
+            let other = ClientID(delivery.client.rawValue % 3 + 1)
+            event = "reply \(delivery.id) from \(other)"
+            actions = h.arbiter.presenterReplied(delivery.id, from: other)
+        default:
+            guard let request = pick(active) else { return }
+            event = "duplicate \(request.id)"
+            actions = h.arbiter.accessRequested(
+                request.id, client: request.client, purpose: request.purpose, intents: [], now: h.now)
+        }
+        if tracing { trace.append("\(event) -> \(actions)") }
+        guard actions.count == 1, case .failClient = actions[0] else {
+            return failures.append("bad event \(event) gave \(actions)")
+        }
+    }
+}
