@@ -1,5 +1,5 @@
 // swift-tools-version: 6.1
-// package-benchmark suites for Quire's Poppler library. A separate package, so `swift build` / `make test`
+// package-benchmark suites for Quire's Poppler library and file coordination. A separate package, so `swift build` / `make test`
 // in the main package never build package-benchmark. Run: `make bench`, or
 //   cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
 import PackageDescription
@@ -20,6 +20,15 @@ let package = Package(
                 .product(name: "Poppler", package: "Quire"),
             ],
             path: "PopplerBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
+            name: "CoordinationBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "FileCoordination", package: "Quire"),
+            ],
+            path: "CoordinationBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
     ]

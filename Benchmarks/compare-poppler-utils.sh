@@ -12,7 +12,10 @@
 # plus `quire inspect FILE` vs `pdfinfo FILE` and start-up (`quire --version` vs `pdfinfo -v`), which have no target.
 #
 # Environment: QUIRE_BIN=path skips the build and times that binary; HYPERFINE_ARGS adds options to every
-# hyperfine call (e.g. "--min-runs 20"). Exit status is 0 even when a target is missed (the table says so).
+# hyperfine call (e.g. "--min-runs 20"); COMPARE_ONLY=REGEX runs only the comparisons whose name matches
+# (names: startup, info-libtasn1, info-gnuplot, text-libtasn1, text-gnuplot, text-hundred-pages, render-libtasn1,
+# render-gnuplot); the table then also shows earlier results of the others, marked "(earlier run)".
+# Exit status is 0 even when a target is missed (the table says so).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -95,11 +98,29 @@ done
 [ -s "$out/check.png" ] || { echo "compare-poppler-utils.sh: quire wrote no PNG" >&2; exit 1; }
 
 # --- 5. hyperfine: one invocation per comparison ----------------------------------------------------------------
+# The machine has 2 cores and quire's text extraction uses both: anything else running skews the ratios.
+busy=$(python3 -c '
+import time
+def sample():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return sum(v), v[3] + v[4]
+t0, i0 = sample(); time.sleep(2); t1, i1 = sample()
+print(round(100 * (1 - (i1 - i0) / max(1, t1 - t0))))')
+say "CPU busy before timing: ${busy}% of 2 cores (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+if [ "$busy" -gt 10 ]; then
+    say "WARNING: other work is running; medians (and the 2-thread text ratios most) will be pessimistic"
+fi
+
 # -N runs the commands without a shell (no shell start-up to subtract); stdout goes to /dev/null (--output=null),
 # so `quire inspect --text FILE` and `pdftotext FILE -` both write the whole text to /dev/null.
 read -r -a extra <<<"${HYPERFINE_ARGS:-}"
+if [ -z "${COMPARE_ONLY:-}" ]; then rm -f "$results"/*.json "$results"/summary.md; fi
+touch "$results/.this-run-$$"   # results older than this come from an earlier run
+trap 'rm -f "$results/.this-run-$$"' EXIT
 compare() { # NAME QUIRE_COMMAND PEER_COMMAND
     local name="$1"
+    if [ -n "${COMPARE_ONLY:-}" ] && ! [[ "$name" =~ $COMPARE_ONLY ]]; then return 0; fi
     say "hyperfine: $name"
     hyperfine -N --warmup 3 --output=null --style basic ${extra[@]+"${extra[@]}"} \
         --export-json "$results/$name.json" \
@@ -126,10 +147,11 @@ for pair in "libtasn1:$libtasn1" "gnuplot:$gnuplot"; do
 done
 
 # --- 6. Table --------------------------------------------------------------------------------------------------
-python3 - "$results" <<'PY'
+python3 - "$results" "$results/.this-run-$$" <<'PY'
 import json, os, sys
 
-results = sys.argv[1]
+results, marker = sys.argv[1], sys.argv[2]
+started = os.path.getmtime(marker) if os.path.exists(marker) else 0
 rows = [
     # file stem, what, input, quire command, peer command, target ratio (None: no target)
     ("startup", "start-up", "-", "quire --version", "pdfinfo -v", None),
@@ -141,22 +163,31 @@ rows = [
     ("render-libtasn1", "render p1 150 dpi", "libtasn1.pdf", "quire inspect --render", "pdftoppm -png", 0.35),
     ("render-gnuplot", "render p1 150 dpi", "gnuplot.pdf", "quire inspect --render", "pdftoppm -png", 0.35),
 ]
-header = ("what", "input", "quire ms (median)", "peer", "peer ms (median)", "ratio", "target", "result")
+header = ("what", "input", "quire ms", "peer", "peer ms", "ratio", "ratio of mins", "target", "result")
 table = []
 missed = 0
 for stem, what, source, _, peer, target in rows:
-    with open(os.path.join(results, stem + ".json")) as handle:
+    path = os.path.join(results, stem + ".json")
+    if not os.path.exists(path):
+        continue
+    if os.path.getmtime(path) < started:
+        source += " (earlier run)"
+    with open(path) as handle:
         data = {entry["command"]: entry for entry in json.load(handle)["results"]}
+    if "quire" not in data or "peer" not in data:
+        print(f"{stem}: incomplete results in {path} (interrupted run?), skipped", file=sys.stderr)
+        continue
     quire_ms = data["quire"]["median"] * 1000
     peer_ms = data["peer"]["median"] * 1000
     ratio = quire_ms / peer_ms
+    ratio_min = data["quire"]["min"] / data["peer"]["min"]
     if target is None:
         verdict, goal = "-", "-"
     else:
         goal = f"<= {target:.2f}"
         verdict = "MET" if ratio <= target else "MISSED"
         missed += verdict == "MISSED"
-    table.append((what, source, f"{quire_ms:.1f}", peer, f"{peer_ms:.1f}", f"{ratio:.2f}", goal, verdict))
+    table.append((what, source, f"{quire_ms:.1f}", peer, f"{peer_ms:.1f}", f"{ratio:.2f}", f"{ratio_min:.2f}", goal, verdict))
 
 widths = [max(len(str(row[i])) for row in [header] + table) for i in range(len(header))]
 def line(row):
@@ -164,6 +195,7 @@ def line(row):
 text = [line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|"] + [line(row) for row in table]
 summary = "\n".join(text)
 print()
+print("Medians in ms; ratio = quire / peer; targets are judged on the ratio of medians.")
 print(summary)
 print()
 print(f"{missed} target(s) missed." if missed else "All targets met.")
@@ -171,3 +203,4 @@ print(f"hyperfine JSON: {results}/")
 with open(os.path.join(results, "summary.md"), "w") as handle:
     handle.write(summary + "\n")
 PY
+rm -f "$results/.this-run-$$"

@@ -4,6 +4,9 @@
 /// a package (``ItemPath/packageRootDepths(extensions:)`` computes them from an extension set). An intent
 /// inside a package claims the outermost package as a whole; presenters of every enclosing package are
 /// messaged as presenters of the item.
+///
+/// ``includesContents`` widens only the presenter round (the presenters of everything inside the item are
+/// messaged too, as for `prepare(forReadingItemsAt:...)`); the waiting rules stay those of the access.
 public struct AccessIntent: Hashable, Sendable, CustomStringConvertible {
     /// Apple's `NSFileCoordinator.ReadingOptions`, with the same raw values.
     public struct ReadingOptions: OptionSet, Hashable, Sendable {
@@ -56,13 +59,20 @@ public struct AccessIntent: Hashable, Sendable, CustomStringConvertible {
     public let path: ItemPath
     /// Read or write, with options.
     public let access: Access
+    /// Also message the presenters of everything inside the item, as presenters of the item: for a read,
+    /// `relinquishToReader` and (unless `.withoutChanges`) `savePresentedItemChanges`; for a write,
+    /// `relinquishToWriter` and what the options ask (`accommodateDeletion`, or `savePresentedItemChanges`
+    /// for `.forMerging`). Who waits for whom does not change: a read of a directory still leaves its contents
+    /// to others. `.forDeleting`, `.forMoving` and `.forReplacing` writes message the contents anyway.
+    public let includesContents: Bool
     /// Depths (ascending, each in `1...path.depth`) at which `path` passes through a file package.
     public let packageRootDepths: [Int]
 
     /// Makes an intent; package depths are sorted, de-duplicated and clipped to the path.
-    public init(path: ItemPath, access: Access, packageRootDepths: [Int] = []) {
+    public init(path: ItemPath, access: Access, packageRootDepths: [Int] = [], includesContents: Bool = false) {
         self.path = path
         self.access = access
+        self.includesContents = includesContents
         var isNormal = true
         var previous = 0
         for depth in packageRootDepths {
@@ -75,25 +85,30 @@ public struct AccessIntent: Hashable, Sendable, CustomStringConvertible {
 
     /// A reading intent.
     public static func reading(
-        _ path: ItemPath, options: ReadingOptions = [], packageRootDepths: [Int] = []
+        _ path: ItemPath, options: ReadingOptions = [], packageRootDepths: [Int] = [], includesContents: Bool = false
     ) -> AccessIntent {
-        AccessIntent(path: path, access: .reading(options), packageRootDepths: packageRootDepths)
+        AccessIntent(
+            path: path, access: .reading(options), packageRootDepths: packageRootDepths,
+            includesContents: includesContents)
     }
 
     /// A writing intent.
     public static func writing(
-        _ path: ItemPath, options: WritingOptions = [], packageRootDepths: [Int] = []
+        _ path: ItemPath, options: WritingOptions = [], packageRootDepths: [Int] = [], includesContents: Bool = false
     ) -> AccessIntent {
-        AccessIntent(path: path, access: .writing(options), packageRootDepths: packageRootDepths)
+        AccessIntent(
+            path: path, access: .writing(options), packageRootDepths: packageRootDepths,
+            includesContents: includesContents)
     }
 
-    /// `read /a/b` or `write[0x1] /a/b`.
+    /// `read /a/b` or `write[0x1] /a/b`, followed by ` +contents` when ``includesContents`` is set.
     public var description: String {
+        let contents = includesContents ? " +contents" : ""
         switch access {
         case .reading(let options):
-            return "read\(options.isEmpty ? "" : "[0x\(String(options.rawValue, radix: 16))]") \(path)"
+            return "read\(options.isEmpty ? "" : "[0x\(String(options.rawValue, radix: 16))]") \(path)\(contents)"
         case .writing(let options):
-            return "write\(options.isEmpty ? "" : "[0x\(String(options.rawValue, radix: 16))]") \(path)"
+            return "write\(options.isEmpty ? "" : "[0x\(String(options.rawValue, radix: 16))]") \(path)\(contents)"
         }
     }
 
@@ -142,6 +157,7 @@ public struct AccessIntent: Hashable, Sendable, CustomStringConvertible {
                 depths.append(depth)
             }
         }
-        return AccessIntent(path: newPath, access: access, packageRootDepths: depths)
+        return AccessIntent(
+            path: newPath, access: access, packageRootDepths: depths, includesContents: includesContents)
     }
 }

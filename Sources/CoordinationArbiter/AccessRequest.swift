@@ -72,6 +72,7 @@ struct AccessRequest: Sendable {
 
     /// The intents' current paths, as the grant reports them.
     var currentPaths: [ItemPath] { intents.map(\.intent.path) }
+
 }
 
 /// A message the arbiter waits on, and whose reply it expects from one client.

@@ -9,9 +9,23 @@ extension Arbiter {
     ///
     /// The stored paths of all moved presenters are updated (the mover's own included, although they are not
     /// told). Waiting requests whose intents lie at or inside `oldPath` follow the move, except `.forReplacing`
-    /// intents; granted requests keep the paths they were granted. Apple allows the call only inside a write:
-    /// elsewhere it is ``ProtocolViolation/moveOutsideWriteAccess(_:)``. Moving an item onto itself is a no-op.
-    /// Scans all waiting requests once: a rare event.
+    /// intents; granted requests keep the paths they were granted.
+    ///
+    /// The mover keeps its claims and also holds, until its access ends, claims where the moved item went, so
+    /// that the waiters that followed the item still wait for it:
+    /// - each claim whose item lies at or inside `oldPath` is held again at the moved path, with the same access
+    ///   (packages carried as for waiting intents);
+    /// - each write claim that covers everything inside a directory or package strictly enclosing `oldPath`
+    ///   (a `.forDeleting`, `.forMoving` or `.forReplacing` write, or any write of a package) is held again as a
+    ///   write of `newPath` that excludes its contents (with `.forMoving` added if its options exclude nothing),
+    ///   unless `newPath` still lies inside the claimed path.
+    ///
+    /// Claims gained by earlier moves count as held, so a chain of moves in one access is followed; a claim
+    /// that a held claim on the same path already covers is not added again. A read of a package does not
+    /// follow items moved out of the package.
+    ///
+    /// Apple allows the call only inside a write: elsewhere it is ``ProtocolViolation/moveOutsideWriteAccess(_:)``.
+    /// Moving an item onto itself is a no-op. Scans all waiting requests once: a rare event.
     public mutating func itemMoved(
         _ request: RequestID, from client: ClientID, at oldPath: ItemPath, to newPath: ItemPath
     )
@@ -50,6 +64,7 @@ extension Arbiter {
             send(.subitemDidAppear(newPath), to: presenter, for: request, about: newPath, &outcome)
         }
 
+        holdMovedClaims(of: request, from: oldPath, to: newPath)
         let waiting = requests.values.filter { !$0.isGranted }.sorted { $0.sequence < $1.sequence }
         for other in waiting {
             moveIntents(of: other.id, from: oldPath, to: newPath)
@@ -73,6 +88,41 @@ extension Arbiter {
             found += presenters(at: node, excluding: purpose)
         }
         return found
+    }
+
+    /// Files the claims a granted mover gains where the item at `oldPath` went (see ``itemMoved(_:from:at:to:)``).
+    mutating func holdMovedClaims(of id: RequestID, from oldPath: ItemPath, to newPath: ItemPath) {
+        guard let mover = requests[id] else { return }
+        var gained: [AccessIntent] = []
+        forEachClaim(of: mover) { _, claimed in
+            let held = claimed.intent
+            if let moved = held.moved(from: oldPath, to: newPath) { gained.append(moved) }
+            let claimedPath = held.claimedPath
+            guard let options = held.writingOptions, claimedPath.isAncestor(of: oldPath),
+                !newPath.hasPrefix(claimedPath), held.excludesContents || !held.packageRootDepths.isEmpty
+            else { return }
+            let excluding = held.excludesContents ? options : options.union(.forMoving)
+            gained.append(.writing(newPath, options: excluding))
+        }
+        for intent in gained {
+            let claimedPath = intent.claimedPath
+            let isWrite = intent.isWrite
+            let excludesContents = intent.excludesContents
+            var covered = false
+            forEachClaim(of: mover) { _, claimed in
+                let held = claimed.intent
+                if !covered, held.claimedPath == claimedPath, held.isWrite || !isWrite,
+                    held.excludesContents || !excludesContents
+                {
+                    covered = true
+                }
+            }
+            guard !covered else { continue }
+            let node = table.makeNode(at: claimedPath)
+            let index = mover.intents.count + movedClaims[id, default: []].count
+            table.addClaim(claimEntry(id, index, mover.sequence, mover.purpose, intent), at: node)
+            movedClaims[id, default: []].append(AccessRequest.ClaimedIntent(intent: intent, node: node))
+        }
     }
 
     /// Rewrites the intents of a waiting request that lie at or inside `oldPath`, refiling their claims.

@@ -122,7 +122,7 @@ extension Arbiter {
                 }
             }
             var contentPresenters: [PresenterID] = []
-            if intent.excludesContents, let item, table.nodes[item].presentersBelow > 0 {
+            if intent.excludesContents || intent.includesContents, let item, table.nodes[item].presentersBelow > 0 {
                 contentPresenters = inRegistrationOrder(table.presenters(below: item), excluding: request.purpose)
             }
             plan.add(

@@ -88,18 +88,35 @@ extension Arbiter {
         }
     }
 
-    /// Other active requests of another purpose whose claims conflict with `request`'s, in no order.
+    /// Other active requests of another purpose whose intents' claims conflict with `request`'s, in no order.
     func conflictingRequests(of request: AccessRequest) -> [RequestID] {
         var found: [RequestID] = []
         for claimed in request.intents {
-            forEachConflictingClaim(of: claimed) { entry in
-                if entry.request != request.id && entry.purpose != request.purpose && !found.contains(entry.request) {
-                    found.append(entry.request)
-                }
-                return true
-            }
+            collectConflicts(of: claimed, for: request, into: &found)
         }
         return found
+    }
+
+    /// Calls `body` with each claim `request` holds or waits for: its intents, then its moved claims, each with
+    /// the intent index it is filed under in the claim table.
+    func forEachClaim(
+        of request: AccessRequest, _ body: (_ index: Int, _ claimed: AccessRequest.ClaimedIntent) -> Void
+    ) {
+        for (index, claimed) in request.intents.enumerated() { body(index, claimed) }
+        guard !movedClaims.isEmpty, let moved = movedClaims[request.id] else { return }
+        for (offset, claimed) in moved.enumerated() { body(request.intents.count + offset, claimed) }
+    }
+
+    /// Adds to `found` the other requests of another purpose with claims that conflict with `claimed`.
+    private func collectConflicts(
+        of claimed: AccessRequest.ClaimedIntent, for request: AccessRequest, into found: inout [RequestID]
+    ) {
+        forEachConflictingClaim(of: claimed) { entry in
+            if entry.request != request.id && entry.purpose != request.purpose && !found.contains(entry.request) {
+                found.append(entry.request)
+            }
+            return true
+        }
     }
 
     /// The path reported when `request` times out: its first blocked intent, else the item of the first reply
@@ -130,6 +147,8 @@ extension Arbiter {
     mutating func finishAccess(_ id: RequestID, _ outcome: inout EventOutcome) {
         guard let request = requests.removeValue(forKey: id) else { return }
         outcome.recheck.append(contentsOf: conflictingRequests(of: request))
+        // Few requests move anything: the common one pays one check.
+        if !movedClaims.isEmpty { releaseMovedClaims(of: request, &outcome) }
         sendChangeNotifications(after: request, &outcome)
         releaseClaims(of: request)
         sendReacquires(for: request, &outcome)
@@ -148,10 +167,23 @@ extension Arbiter {
         sendReacquires(for: request, &outcome)
     }
 
-    /// Removes every claim of `request` from the claim table.
+    /// Removes the claims of `request`'s intents from the claim table.
     mutating func releaseClaims(of request: AccessRequest) {
         for (index, claimed) in request.intents.enumerated() {
             table.removeClaim(of: request.id, intentIndex: index, at: claimed.node)
+        }
+    }
+
+    /// Releases the claims an ending access gained in moves, noting the requests they kept waiting for a
+    /// recheck (out of line: rarely needed).
+    @inline(never)
+    mutating func releaseMovedClaims(of request: AccessRequest, _ outcome: inout EventOutcome) {
+        guard let moved = movedClaims.removeValue(forKey: request.id) else { return }
+        var found: [RequestID] = []
+        for claimed in moved { collectConflicts(of: claimed, for: request, into: &found) }
+        outcome.recheck.append(contentsOf: found)
+        for (offset, claimed) in moved.enumerated() {
+            table.removeClaim(of: request.id, intentIndex: request.intents.count + offset, at: claimed.node)
         }
     }
 }

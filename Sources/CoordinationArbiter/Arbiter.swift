@@ -15,6 +15,9 @@
 ///   it leave its contents alone. Apple names only `.forDeleting` and `.forMoving` for the parent-directory
 ///   rule; `.forReplacing` is treated the same, as Apple's `.forReplacing` behaves as `.forDeleting`.
 ///
+/// A granted request that moves an item (``itemMoved(_:from:at:to:)``) also claims the item's new place until
+/// its access ends, so that requests waiting for the item, which follow it, keep waiting.
+///
 /// A request is granted, atomically for all its intents, when no conflicting request is granted and no
 /// conflicting request arrived before it and is still waiting: FIFO per path, and a waiting writer bars
 /// readers that arrive after it. A request waits in every queue its intents touch, so there is no
@@ -44,6 +47,10 @@ public struct Arbiter: Sendable {
     var table = ClaimTable()
     /// Messages whose replies are awaited.
     var pendingReplies: [MessageID: PendingReply] = [:]
+    /// The claims granted requests gained where the items they moved went (see ``itemMoved(_:from:at:to:)``),
+    /// filed under intent indices `intents.count...` and released with the intents' claims. Kept apart from
+    /// the requests so that the common request, which moves nothing, carries nothing for it.
+    var movedClaims: [RequestID: [AccessRequest.ClaimedIntent]] = [:]
     /// The next arrival / registration number.
     var nextSequence: UInt64 = 1
     /// The next message number; every smaller one has been issued.

@@ -25,7 +25,8 @@ public struct ArbiterSnapshot: Hashable, Sendable {
         case granted
     }
 
-    /// One intent of one request, on the path it claims.
+    /// One intent of one request, on the path it claims; or, for a request that moved an item during its
+    /// access, a claim it holds where the item went (see ``Arbiter/itemMoved(_:from:at:to:)``).
     public struct Claim: Hashable, Sendable {
         /// The request.
         public let request: RequestID
@@ -33,7 +34,8 @@ public struct ArbiterSnapshot: Hashable, Sendable {
         public let client: ClientID
         /// Its purpose.
         public let purpose: PurposeID
-        /// The intent (its path may lie inside the claimed package).
+        /// The intent (its path may lie inside the claimed package); for a claim held where a moved item went,
+        /// the intent as moved there.
         public let intent: AccessIntent
         /// When it was asked for.
         public let requestedAt: Instant
@@ -88,7 +90,7 @@ extension Arbiter {
                 phase = .waiting
                 blockedBy = blockers(of: request)
             }
-            for claimed in request.intents {
+            forEachClaim(of: request) { _, claimed in
                 let claim = ArbiterSnapshot.Claim(
                     request: request.id, client: request.client, purpose: request.purpose, intent: claimed.intent,
                     requestedAt: request.requestedAt, phase: phase, blockedBy: blockedBy)

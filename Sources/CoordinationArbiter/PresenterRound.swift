@@ -71,7 +71,8 @@ struct RoundPlan: Sendable {
     ///
     /// - `itemPresenters`: presenters of the item itself;
     /// - `packagePresenters`: presenters of the file packages enclosing the item (they present it as a whole);
-    /// - `contentPresenters`: presenters inside the item (only for writes that exclude contents).
+    /// - `contentPresenters`: presenters inside the item (only for writes that exclude contents and for
+    ///   intents that include contents; the latter are asked what the item's presenters are asked).
     mutating func add(
         _ intent: AccessIntent, itemPresenters: [PresenterID], packagePresenters: [PresenterID],
         contentPresenters: [PresenterID]
@@ -80,11 +81,11 @@ struct RoundPlan: Sendable {
         let path = intent.path
         switch intent.access {
         case .reading(let options):
-            for presenter in itemPresenters + packagePresenters {
+            for presenter in itemPresenters + packagePresenters + contentPresenters {
                 relinquish(presenter, toWriter: false, path: path)
             }
             guard !options.contains(.withoutChanges) else { return }
-            for presenter in itemPresenters + packagePresenters {
+            for presenter in itemPresenters + packagePresenters + contentPresenters {
                 prepare(presenter, .savePresentedItemChanges, path: path)
             }
         case .writing(let options):
@@ -99,7 +100,8 @@ struct RoundPlan: Sendable {
                     prepare(presenter, .accommodateSubitemDeletion(path), path: path)
                 }
             } else if options.contains(.forMerging) {
-                for presenter in itemPresenters + packagePresenters {
+                let merging = itemPresenters + packagePresenters + (intent.includesContents ? contentPresenters : [])
+                for presenter in merging {
                     prepare(presenter, .savePresentedItemChanges, path: path)
                 }
             }

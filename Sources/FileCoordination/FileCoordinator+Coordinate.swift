@@ -74,8 +74,11 @@ extension FileCoordinator {
     ) throws {
         let reading = AccessIntent.ReadingOptions(rawValue: readingOptions.subtracting(.resolvesSymbolicLink).rawValue)
         let writing = AccessIntent.WritingOptions(rawValue: writingOptions.subtracting(.forReplacing).rawValue)
-        let targets = try readingURLs.map { try target($0, .reading(reading)) }
-            + writingURLs.map { try target($0, .writing(writing)) }
+        // Every listed item's contents too (Apple: "the top-level items and everything they contain"); this
+        // widens the presenter round only: a read of a directory still leaves its contents to others.
+        let targets =
+            try readingURLs.map { try target($0, .reading(reading), includesContents: true) }
+            + writingURLs.map { try target($0, .writing(writing), includesContents: true) }
         let waiter = AccessWaiter()
         let request = submit(targets, nestedIn: AccessFrames.current.innermost(of: ObjectIdentifier(self))) {
             waiter.resolve($0)

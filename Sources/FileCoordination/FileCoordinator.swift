@@ -74,7 +74,7 @@ public final class FileCoordinator: @unchecked Sendable {
             state = Mutex(State(purpose: Self.client.registry.purpose(for: filePresenter)))
         } else {
             ownPresenter = nil
-            state = Mutex(State(purpose: PurposeID(UUID().uuidString)))
+            state = Mutex(State(purpose: PurposeID.unique()))
         }
     }
 
@@ -163,7 +163,10 @@ public final class FileCoordinator: @unchecked Sendable {
         let followsMoves: Bool
     }
 
-    func target(_ url: URL, _ access: AccessIntent.Access) throws(FileCoordinationError) -> Target {
+    /// The target of one intent; `includesContents` also messages the presenters of everything inside the item.
+    func target(
+        _ url: URL, _ access: AccessIntent.Access, includesContents: Bool = false
+    ) throws(FileCoordinationError) -> Target {
         var resolvesLink = false
         var followsMoves = true
         switch access {
@@ -172,7 +175,9 @@ public final class FileCoordinator: @unchecked Sendable {
         }
         let path = try ItemLocator.path(of: url, resolvingLastComponent: resolvesLink)
         let depths = Self.filePackageExtensions.isEmpty ? [] : path.packageRootDepths(extensions: Self.filePackageExtensions)
-        return Target(url: url, intent: AccessIntent(path: path, access: access, packageRootDepths: depths), followsMoves: followsMoves)
+        let intent = AccessIntent(
+            path: path, access: access, packageRootDepths: depths, includesContents: includesContents)
+        return Target(url: url, intent: intent, followsMoves: followsMoves)
     }
 
     /// Submits a request and calls `outcome` once with the granted URLs or the error, possibly synchronously.

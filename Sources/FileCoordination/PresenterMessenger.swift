@@ -18,13 +18,14 @@ struct PresenterMessenger: Sendable {
         let box = entry.box
         let queue = box.presenter.presentedItemOperationQueue
         let id = delivery.id
+        let presenter = delivery.presenter
         let once = ReplyOnce(id: id, reply: reply)
         let failures = self.failures
         let registry = self.registry
         switch message {
         case .relinquishToReader, .relinquishToWriter:
             let handBack: @Sendable ((@Sendable () -> Void)?) -> Void = { reacquirer in
-                if case .some(let wanted) = registry.reacquirerHandedBack(id, reacquirer), let wanted {
+                if case .some(let wanted) = registry.reacquirerHandedBack(presenter, id, reacquirer), let wanted {
                     queue.addOperation { wanted() }
                 }
                 once.send(nil)
@@ -37,7 +38,9 @@ struct PresenterMessenger: Sendable {
                 }
             }
         case .reacquire(let relinquishMessage):
-            if case .some(let reacquirer) = registry.reacquirerWanted(relinquishMessage), let reacquirer {
+            if case .some(let reacquirer) = registry.reacquirerWanted(delivery.presenter, relinquishMessage),
+                let reacquirer
+            {
                 queue.addOperation { reacquirer() }
             }
         case .savePresentedItemChanges:

@@ -23,6 +23,9 @@ final class PresenterRegistry: @unchecked Sendable {
     }
 
     /// A reacquirer slot: the relinquish handler's callback and the arbiter's reacquire may come in any order.
+    ///
+    /// A slot whose other half never comes (the presenter was removed before its reacquire, or never answered a
+    /// relinquish after a cancel or a timeout) lives only as long as its presenter's registration.
     private enum Reacquirer: @unchecked Sendable {
         case handedBack((@Sendable () -> Void)?)
         case wanted
@@ -33,8 +36,15 @@ final class PresenterRegistry: @unchecked Sendable {
         var order: [ObjectIdentifier] = []
         var byID: [PresenterID: ObjectIdentifier] = [:]
         var purposes: [ObjectIdentifier: Purpose] = [:]
-        var reacquirers: [MessageID: Reacquirer] = [:]
+        /// Reacquirer slots of registered presenters, by presenter and relinquish message.
+        var reacquirers: [PresenterID: [MessageID: Reacquirer]] = [:]
         var nextID: UInt64 = 1
+
+        /// Removes one slot, and the presenter's table when it is empty.
+        mutating func removeReacquirer(of presenter: PresenterID, _ message: MessageID) {
+            reacquirers[presenter]?[message] = nil
+            if reacquirers[presenter]?.isEmpty == true { reacquirers[presenter] = nil }
+        }
     }
 
     private let state = Mutex(State())
@@ -44,7 +54,7 @@ final class PresenterRegistry: @unchecked Sendable {
         let key = ObjectIdentifier(presenter)
         return state.withLock { state in
             if let known = state.purposes[key], known.presenter === presenter { return known.purpose }
-            let purpose = PurposeID(UUID().uuidString)
+            let purpose = PurposeID.unique()
             state.purposes[key] = Purpose(presenter: presenter, purpose: purpose)
             return purpose
         }
@@ -65,13 +75,15 @@ final class PresenterRegistry: @unchecked Sendable {
         }
     }
 
-    /// Removes a presenter; its id if it was registered.
+    /// Removes a presenter, and its reacquirer slots (the arbiter sends no reacquire to a removed presenter);
+    /// its id if it was registered.
     func remove(_ presenter: any FilePresenter) -> PresenterID? {
         let key = ObjectIdentifier(presenter)
         return state.withLock { state -> PresenterID? in
             guard let entry = state.entries.removeValue(forKey: key) else { return nil }
             state.order.removeAll { $0 == key }
             state.byID[entry.id] = nil
+            state.reacquirers[entry.id] = nil
             return entry.id
         }
     }
@@ -100,27 +112,38 @@ final class PresenterRegistry: @unchecked Sendable {
         }
     }
 
-    /// The relinquish handler called back with `reacquirer`; returns it if the arbiter already asked for it.
-    func reacquirerHandedBack(_ message: MessageID, _ reacquirer: (@Sendable () -> Void)?) -> (@Sendable () -> Void)?? {
+    /// `presenter`'s relinquish handler for `message` called back with `reacquirer`; returns it if the arbiter
+    /// already asked for it. Nothing is kept for a presenter that is no longer registered.
+    func reacquirerHandedBack(
+        _ presenter: PresenterID, _ message: MessageID, _ reacquirer: (@Sendable () -> Void)?
+    ) -> (@Sendable () -> Void)?? {
         state.withLock { state in
-            if case .wanted = state.reacquirers[message] {
-                state.reacquirers[message] = nil
+            guard state.byID[presenter] != nil else { return .none }
+            if case .wanted = state.reacquirers[presenter]?[message] {
+                state.removeReacquirer(of: presenter, message)
                 return .some(reacquirer)
             }
-            state.reacquirers[message] = .handedBack(reacquirer)
+            state.reacquirers[presenter, default: [:]][message] = .handedBack(reacquirer)
             return .none
         }
     }
 
-    /// The arbiter asks for the reacquirer of `message`; returns it if the handler already called back.
-    func reacquirerWanted(_ message: MessageID) -> (@Sendable () -> Void)?? {
+    /// The arbiter asks for `presenter`'s reacquirer of `message`; returns it if the handler already called back.
+    /// Nothing is kept for a presenter that is no longer registered.
+    func reacquirerWanted(_ presenter: PresenterID, _ message: MessageID) -> (@Sendable () -> Void)?? {
         state.withLock { state in
-            if case .handedBack(let reacquirer) = state.reacquirers[message] {
-                state.reacquirers[message] = nil
+            guard state.byID[presenter] != nil else { return .none }
+            if case .handedBack(let reacquirer) = state.reacquirers[presenter]?[message] {
+                state.removeReacquirer(of: presenter, message)
                 return .some(reacquirer)
             }
-            state.reacquirers[message] = .wanted
+            state.reacquirers[presenter, default: [:]][message] = .wanted
             return .none
         }
+    }
+
+    /// The number of reacquirer slots kept (tests check that they do not pile up).
+    var reacquirerSlotCount: Int {
+        state.withLock { state in state.reacquirers.values.reduce(0) { $0 + $1.count } }
     }
 }

@@ -1,4 +1,5 @@
 import CoordinationArbiter
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -49,5 +50,17 @@ final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
         let created = make()
         pthread_setspecific(key, Unmanaged.passRetained(created as AnyObject).toOpaque())
         return created
+    }
+}
+
+extension PurposeID {
+    /// This process's prefix for purpose identifiers: its pid and 64 random bits, so that identifiers made by
+    /// different processes (and by a later process with a reused pid) never collide.
+    private static let processPrefix = "\(getpid())-\(String(UInt64.random(in: .min ... .max), radix: 16))-"
+    private static let counter = Atomic<UInt64>(1)
+
+    /// A new purpose identifier, unique across processes; far cheaper than a UUID string.
+    static func unique() -> PurposeID {
+        PurposeID(processPrefix + String(counter.wrappingAdd(1, ordering: .relaxed).oldValue))
     }
 }

@@ -61,14 +61,132 @@ import Testing
         #expect(h.end(1, client: 1) == ["grant R2 /r/c/x", "grant R3 /r/a"])
     }
 
-    @Test func grantedClaimsStayWhereTheyWereGranted() {
+    /// The claims the snapshot shows on `path`: `R<request> <intent>` for holders, then `waits R<request>`.
+    func claims(_ h: Harness, at path: ItemPath) -> [String] {
+        guard let claims = h.arbiter.snapshot().claims.first(where: { $0.path == path }) else { return [] }
+        return claims.holders.map { "R\($0.request.rawValue) \($0.intent)" }
+            + claims.waiters.map { "waits R\($0.request.rawValue)" }
+    }
+
+    @Test func moverAlsoHoldsTheNewPlaceUntilItsAccessEnds() {
         var h = Harness()
-        // The mover did not claim the destination: a waiter that follows the move out of its claim goes ahead.
+        // The mover did not claim the destination: the waiter that follows the item still waits for the mover.
+        h.request(1, client: 1, purpose: "A", [write("/r/a", .forMoving)])
+        #expect(h.request(2, client: 2, purpose: "B", [read("/r/a")]) == [])
+        #expect(h.move(1, client: 1, from: "/r/a", to: "/r/c") == [])
+        #expect(claims(h, at: "/r/a") == ["R1 write[0x2] /r/a"])
+        #expect(claims(h, at: "/r/c") == ["R1 write[0x2] /r/c", "waits R2"])
+        #expect(h.arbiter.snapshot().claims.first { $0.path == "/r/c" }?.waiters.first?.blockedBy == [RequestID(1)])
+        // The grant still reports the path it was granted; the old place stays held too.
+        #expect(h.model.requests[RequestID(1)]?.grantedPaths == ["/r/a"])
+        #expect(h.request(3, client: 3, purpose: "C", [read("/r/a")]) == [])
+        #expect(h.end(1, client: 1) == ["grant R2 /r/c", "grant R3 /r/a"])
+        h.end(2, client: 2)
+        h.end(3, client: 3)
+        #expect(h.arbiter.snapshot().claims.isEmpty)
+    }
+
+    @Test func waitersInsideAMovedDirectoryWaitForTheMover() {
+        var h = Harness()
         h.request(1, client: 1, purpose: "A", [write("/r/a", .forMoving)])
         #expect(h.request(2, client: 2, purpose: "B", [read("/r/a/x")]) == [])
-        #expect(h.move(1, client: 1, from: "/r/a", to: "/r/c") == ["grant R2 /r/c/x"])
-        #expect(h.request(3, client: 3, purpose: "C", [read("/r/a")]) == [])
-        #expect(h.end(1, client: 1) == ["grant R3 /r/a"])
+        #expect(h.request(3, client: 3, purpose: "C", [write("/r/a/x")]) == [])
+        #expect(h.move(1, client: 1, from: "/r/a", to: "/r/c") == [])
+        #expect(claims(h, at: "/r/c") == ["R1 write[0x2] /r/c"])
+        #expect(claims(h, at: "/r/c/x") == ["waits R2", "waits R3"])
+        // A new request inside the new place waits too (the gained claim excludes contents, as the moved one).
+        #expect(h.request(4, client: 4, purpose: "D", [read("/r/c/z")]) == [])
+        #expect(h.end(1, client: 1) == ["grant R2 /r/c/x", "grant R4 /r/c/z"])
+        #expect(h.end(2, client: 2) == ["grant R3 /r/c/x"])
+    }
+
+    @Test func aChainOfMovesInOneAccessIsFollowed() {
+        var h = Harness()
+        h.request(1, client: 1, purpose: "A", [write("/r/a", .forMoving)])
+        #expect(h.request(2, client: 2, purpose: "B", [write("/r/a/x")]) == [])
+        #expect(h.move(1, client: 1, from: "/r/a", to: "/r/b") == [])
+        #expect(h.move(1, client: 1, from: "/r/b", to: "/r/c") == [])
+        #expect(h.arbiter.snapshot().claims.map(\.path) == ["/r/a", "/r/b", "/r/c", "/r/c/x"])
+        #expect(claims(h, at: "/r/c") == ["R1 write[0x2] /r/c"])
+        // Moving back to where it started gains nothing new: the original claim covers it.
+        #expect(h.move(1, client: 1, from: "/r/c", to: "/r/a") == [])
+        #expect(claims(h, at: "/r/a") == ["R1 write[0x2] /r/a"])
+        #expect(h.end(1, client: 1) == ["grant R2 /r/a/x"])
+        h.end(2, client: 2)
+        #expect(h.arbiter.snapshot().claims.isEmpty)
+    }
+
+    @Test func claimAlreadyHeldAtTheDestinationIsNotAddedAgain() {
+        var h = Harness()
+        h.request(1, client: 1, purpose: "A", [write("/r/a", .forMoving), write("/r/c", .forReplacing)])
+        #expect(h.request(2, client: 2, purpose: "B", [read("/r/a")]) == [])
+        h.move(1, client: 1, from: "/r/a", to: "/r/c")
+        #expect(claims(h, at: "/r/c") == ["R1 write[0x8] /r/c", "waits R2"])
+    }
+
+    @Test func itemMovedOutOfADirectoryTheMoverExcludesStaysHeld() {
+        var h = Harness()
+        h.request(1, client: 1, purpose: "A", [write("/r/a", .forDeleting)])
+        #expect(h.request(2, client: 2, purpose: "B", [read("/r/a/x/y")]) == [])
+        #expect(h.move(1, client: 1, from: "/r/a/x", to: "/r/t/x") == [])
+        #expect(claims(h, at: "/r/t/x") == ["R1 write[0x1] /r/t/x"])
+        // Moving within the directory gains nothing: the directory's claim still covers the new place.
+        #expect(h.move(1, client: 1, from: "/r/a/w", to: "/r/a/v") == [])
+        #expect(claims(h, at: "/r/a/v") == [])
+        #expect(h.end(1, client: 1) == ["grant R2 /r/t/x/y"])
+    }
+
+    @Test func itemMovedOutOfAPackageTheMoverWritesStaysHeld() {
+        var h = Harness()
+        h.request(1, client: 1, purpose: "A", [write("/r/pkg.bundle/f")])
+        #expect(h.request(2, client: 2, purpose: "B", [read("/r/pkg.bundle/d/g")]) == [])
+        #expect(h.move(1, client: 1, from: "/r/pkg.bundle/d", to: "/r/out") == [])
+        // A plain write of a package covers everything in it: the moved part is held as if moved (`.forMoving`).
+        #expect(claims(h, at: "/r/out") == ["R1 write[0x2] /r/out"])
+        #expect(claims(h, at: "/r/out/g") == ["waits R2"])
+        #expect(h.end(1, client: 1) == ["grant R2 /r/out/g"])
+    }
+
+    @Test func replacingWaiterStaysAtTheOldPathAndWaitsForTheMover() {
+        var h = Harness()
+        h.request(1, client: 1, purpose: "A", [write("/r/a", .forMoving)])
+        #expect(h.request(2, client: 2, purpose: "B", [write("/r/a", .forReplacing)]) == [])
+        #expect(h.request(3, client: 3, purpose: "C", [write("/r/c", .forReplacing)]) == ["grant R3 /r/c"])
+        // The mover moves onto a path it did not claim (held by R3): it gains the claim anyway, and nothing is
+        // granted against it later.
+        #expect(h.move(1, client: 1, from: "/r/a", to: "/r/c") == [])
+        #expect(claims(h, at: "/r/c") == ["R1 write[0x2] /r/c", "R3 write[0x8] /r/c"])
+        #expect(h.request(4, client: 4, purpose: "D", [read("/r/c")]) == [])
+        #expect(h.end(3, client: 3) == [])
+        #expect(h.end(1, client: 1) == ["grant R2 /r/a", "grant R4 /r/c"])
+    }
+
+    @Test func requestAskingPresentersAtTheDestinationWaitsForTheMoverAfterItsRound() {
+        var h = Harness()
+        h.register(1, client: 4, purpose: "P1", path: "/r/c")
+        h.request(1, client: 1, purpose: "A", [write("/r/a", .forMoving)])
+        #expect(h.request(2, client: 2, purpose: "B", [read("/r/c", .withoutChanges)]) == ["P1 relinquishToReader"])
+        h.move(1, client: 1, from: "/r/a", to: "/r/c")
+        #expect(h.replyAll() == [])  // round over, but the mover holds /r/c now
+        #expect(h.end(1, client: 1) == ["grant R2 /r/c"])
+        #expect(h.end(2, client: 2) == ["P1 reacquire"])
+    }
+
+    @Test func disconnectingTheMoverReleasesTheClaimsItGained() {
+        var h = Harness()
+        h.request(1, client: 1, purpose: "A", [write("/r/a", .forMoving)])
+        h.request(2, client: 2, purpose: "B", [read("/r/a/x")])
+        h.move(1, client: 1, from: "/r/a", to: "/r/c")
+        #expect(h.disconnect(1) == ["grant R2 /r/c/x"])
+        #expect(h.arbiter.snapshot().claims.map(\.path) == ["/r/c/x"])
+    }
+
+    @Test func moveOfAnItemTheMoverDoesNotHoldGainsNothing() {
+        var h = Harness()
+        h.request(1, client: 1, purpose: "A", [write("/r/a", .forMoving)])
+        h.move(1, client: 1, from: "/r/z", to: "/r/y")
+        #expect(h.arbiter.snapshot().claims.map(\.path) == ["/r/a"])
+        #expect(h.request(2, client: 2, purpose: "B", [write("/r/y")]) == ["grant R2 /r/y"])
     }
 
     @Test func movedIntentWaitsForWhoeverHoldsItsNewPath() {

@@ -136,6 +136,61 @@ import Testing
         #expect(h.request(2, client: 3, purpose: "B", [write("/r/a")]) == [])
     }
 
+    @Test func readIncludingContentsAsksThePresentersInsideToo() {
+        var h = harness()
+        h.register(2, client: 3, purpose: "P2", path: "/r/a/x/y")
+        h.register(3, client: 3, purpose: "P3", path: "/r")  // the parent is not asked
+        h.register(4, client: 3, purpose: "P4", path: "/r/b")
+        #expect(
+            h.request(1, client: 1, purpose: "A", [read("/r/a", contents: true)]) == [
+                "P1 relinquishToReader", "P2 relinquishToReader",
+            ])
+        #expect(h.replyAll() == ["P1 savePresentedItemChanges", "P2 savePresentedItemChanges"])
+        #expect(h.replyAll() == ["grant R1 /r/a"])
+        #expect(h.end(1, client: 1) == ["P1 reacquire", "P2 reacquire"])
+    }
+
+    @Test func readWithoutChangesIncludingContentsOnlyRelinquishes() {
+        var h = harness(presenterAt: "/r/a/x")
+        #expect(
+            h.request(1, client: 1, purpose: "A", [read("/r/a", .withoutChanges, contents: true)]) == [
+                "P1 relinquishToReader"
+            ])
+        #expect(h.replyAll() == ["grant R1 /r/a"])
+    }
+
+    @Test func writesIncludingContentsAskThePresentersInsideWhatTheOptionsAsk() {
+        var h = harness()
+        h.register(2, client: 3, purpose: "P2", path: "/r/a/x")
+        // Plain: relinquish only; afterwards only the item's own presenters hear of the change.
+        #expect(
+            h.request(1, client: 1, purpose: "A", [write("/r/a", contents: true)]) == [
+                "P1 relinquishToWriter", "P2 relinquishToWriter",
+            ])
+        #expect(h.replyAll() == ["grant R1 /r/a"])
+        #expect(h.end(1, client: 1) == ["P1 didChange", "P1 reacquire", "P2 reacquire"])
+        // Merging: everyone saves first.
+        #expect(
+            h.request(2, client: 1, purpose: "A", [write("/r/a", .forMerging, contents: true)]) == [
+                "P1 relinquishToWriter", "P2 relinquishToWriter",
+            ])
+        #expect(h.replyAll() == ["P1 savePresentedItemChanges", "P2 savePresentedItemChanges"])
+        #expect(h.replyAll() == ["grant R2 /r/a"])
+        h.end(2, client: 1)
+        // Merging without the flag leaves the contents alone, as before.
+        #expect(h.request(3, client: 1, purpose: "A", [write("/r/a", .forMerging)]) == ["P1 relinquishToWriter"])
+    }
+
+    @Test func presenterInsideAndListedItselfIsAskedOnce() {
+        var h = harness(presenterAt: "/r/a/x")
+        #expect(
+            h.request(1, client: 1, purpose: "A", [read("/r/a", contents: true), read("/r/a/x"), write("/r/a/x")])
+                == ["P1 relinquishToWriter"])
+        #expect(h.replyAll() == ["P1 savePresentedItemChanges"])
+        #expect(h.replyAll() == ["grant R1 /r/a /r/a/x /r/a/x"])
+        #expect(h.end(1, client: 1) == ["P1 didChange", "P1 reacquire"])
+    }
+
     @Test func coordinatorMadeWithAPresenterNeverMessagesIt() {
         var h = harness()
         h.register(2, client: 1, purpose: "P2", path: "/r/a")

@@ -18,6 +18,7 @@ import Testing
         let seeds = Self.replaySeed.map { chunk == 0 ? [$0] : [] } ?? indices.map { Self.baseSeed &+ $0 &* 0x9E37_79B9 }
         var grants = 0
         var messages = 0
+        var movesWithWaiters = 0
         for seed in seeds {
             var schedule = RandomSchedule(seed: seed)
             let failures = schedule.run(steps: Self.steps)
@@ -32,10 +33,13 @@ import Testing
             }
             grants += schedule.h.model.grantLog.count
             messages += schedule.h.model.sentOrder.count
+            movesWithWaiters += schedule.h.model.movesWithWaiters
         }
         print(
-            "random schedules, chunk \(chunk): \(seeds.count) schedules, \(grants) grants, \(messages) presenter messages"
-        )
+            "random schedules, chunk \(chunk): \(seeds.count) schedules, \(grants) grants, \(messages) presenter "
+                + "messages, \(movesWithWaiters) moves that waiting intents followed")
         #expect(grants >= seeds.count)
+        // The moves must have had waiters, or the claims gained in moves would go untested.
+        #expect(Self.replaySeed != nil || movesWithWaiters >= seeds.count / 4)
     }
 }

@@ -62,6 +62,17 @@ import Testing
         #expect(h.request(2, client: 2, purpose: "B", [write("/r/a/x", .forDeleting)]) == ["grant R2 /r/a/x"])
     }
 
+    @Test func includingContentsChangesNoWaitingRule() {
+        var h = Harness()
+        // Held while a write inside runs, and a write inside is granted while it is held.
+        h.request(1, client: 1, purpose: "A", [write("/r/a/x")])
+        #expect(h.request(2, client: 2, purpose: "B", [read("/r/a", contents: true)]) == ["grant R2 /r/a"])
+        #expect(h.request(3, client: 3, purpose: "C", [write("/r/a/y", contents: true)]) == ["grant R3 /r/a/y"])
+        #expect(h.request(4, client: 4, purpose: "D", [write("/r/a", contents: true)]) == [])  // waits for R2 only
+        #expect(h.request(5, client: 5, purpose: "E", [read("/r/a/x/z")]) == ["grant R5 /r/a/x/z"])
+        #expect(h.end(2, client: 2) == ["grant R4 /r/a"])
+    }
+
     @Test(arguments: [AccessIntent.WritingOptions.forDeleting, .forMoving, .forReplacing])
     func contentExcludingWriteOfDirectoryWaitsForContentsAndBlocksLaterOnes(options: AccessIntent.WritingOptions) {
         var h = Harness()

@@ -86,7 +86,6 @@ struct IntentsAndBatchTests {
 
     @Test(
         "§7.12 a waiting intent that follows a move keeps waiting until the mover's accessor returns",
-        .bug(id: "arbiter-move-escapes-exclusion", "arbiter: a moved waiter is re-filed outside the mover's claim"),
         arguments: [false, true])
     func movedWaiterStillWaitsForMover(movesDirectory: Bool) throws {
         let tree = try TemporaryTree()
@@ -120,12 +119,9 @@ struct IntentsAndBatchTests {
         beforeMove.release.signal()
         #expect(afterMove.entered.wait())
         // The mover has moved the item but is still in its accessor: the waiter must still wait.
-        let escaped = waiterGate.entered.wait(Bound.negative)
-        withKnownIssue("the waiter follows the move out of the mover's claim and is granted at once") {
-            #expect(!escaped)
-        }
+        #expect(!waiterGate.entered.wait(Bound.negative))
         afterMove.release.signal()
-        if !escaped { #expect(waiterGate.entered.wait()) }
+        #expect(waiterGate.entered.wait())
         waiterGate.release.signal()
         expectSuccess(move)
         expectSuccess(waiter)
@@ -216,11 +212,7 @@ struct IntentsAndBatchTests {
         expectSuccess(batch)
     }
 
-    @Test(
-        "§7.13 prepare for reading a directory also messages the presenters of the items inside it",
-        .bug(
-            id: "arbiter-batch-contents",
-            "arbiter: a read intent never reaches the presenters below a directory, so a batch cannot message them"))
+    @Test("§7.13 prepare for reading a directory also messages the presenters of the items inside it")
     func prepareMessagesContentsOfReadDirectory() throws {
         let tree = try TemporaryTree()
         defer { tree.remove() }
@@ -237,9 +229,41 @@ struct IntentsAndBatchTests {
         }
         #expect(directoryPresenter.waitFor(.reacquire))
         #expect(directoryPresenter.events == [.relinquishToReader, .save, .reacquire])
-        withKnownIssue("the presenter inside the directory is not messaged") {
-            #expect(seen.value == [.relinquishToReader, .save])
+        #expect(seen.value == [.relinquishToReader, .save])
+        #expect(innerPresenter.waitFor(.reacquire))
+        #expect(innerPresenter.events == [.relinquishToReader, .save, .reacquire])
+    }
+
+    @Test("§7.13 a batch that reads a directory leaves its contents to other coordinators' writes")
+    func prepareReadingDirectoryDoesNotExcludeItsContents() throws {
+        let tree = try TemporaryTree()
+        defer { tree.remove() }
+        let directory = try tree.directory("D")
+        let inner = try tree.file("D/inner.txt", contents: "inner")
+        let release = Signal()
+        let batchRan = Signal()
+        let batch = BackgroundCall {
+            try makeCoordinator().prepare(forReadingItemsAt: [directory], writingItemsAt: []) { completion in
+                batchRan.signal()
+                _ = release.wait()
+                completion()
+            }
         }
+        #expect(batchRan.wait())
+        // While the batch lasts, a write inside the directory goes ahead; a write of the directory waits.
+        let probe = makeCoordinator()
+        probe.timeout = .seconds(2)
+        #expect(throws: Never.self) { try probe.coordinate(writingItemAt: inner) { _ in } }
+        let directoryGate = Gate()
+        let directoryWrite = BackgroundCall {
+            try makeCoordinator().coordinate(writingItemAt: directory) { _ in directoryGate.pass() }
+        }
+        #expect(!directoryGate.entered.wait(Bound.negative))
+        release.signal()
+        #expect(directoryGate.entered.wait())
+        directoryGate.release.signal()
+        expectSuccess(batch)
+        expectSuccess(directoryWrite)
     }
 }
 

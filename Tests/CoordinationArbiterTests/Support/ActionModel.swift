@@ -34,6 +34,16 @@ struct ActionModel {
         var status: Status = .waiting
         var grantedPaths: [ItemPath] = []
         var timerArmed = false
+        /// Its position in `grantLog`, once granted.
+        var grantIndex: Int?
+        /// Claims a granted request gained where the items it moved went, each with the length of `grantLog`
+        /// when it was gained (grants before it may overlap it: the mover moved onto them uncoordinated).
+        var movedClaims: [(intent: AccessIntent, since: Int)] = []
+
+        /// What a granted request holds: its intents at the granted paths, then its moved claims.
+        var held: [AccessIntent] {
+            zip(grantedPaths, intents).map { AccessIntent(path: $0, access: $1.access) } + movedClaims.map(\.intent)
+        }
     }
 
     /// A registered presenter.
@@ -71,6 +81,8 @@ struct ActionModel {
     var clientFailures: [(ClientID, ProtocolViolation)] = []
     /// Grants in order, for the fairness checks of the randomized test.
     var grantLog: [RequestID] = []
+    /// Moves that made at least one waiting intent follow the item (the randomized test makes sure it has some).
+    var movesWithWaiters = 0
     /// Called before a grant is applied (the randomized test checks fairness there).
     var onGrant: ((ActionModel, RequestID) -> [String])?
 
@@ -127,22 +139,62 @@ struct ActionModel {
         armed.remove(id)
     }
 
-    /// Applies a move reported by a granted writer to the waiting intents (not `.forReplacing` ones) and to
-    /// the presenters at or inside the old path.
-    mutating func moved(from old: ItemPath, to new: ItemPath) {
-        for id in active {
+    /// Applies a move reported by granted writer `mover`: the mover gains claims where the item went (see
+    /// ``claimsGained(holding:from:to:)``), the waiting intents (not `.forReplacing` ones) and the presenters at
+    /// or inside the old path follow it. A waiting request that conflicted with the mover before the move and no
+    /// longer does after it escaped the mover's exclusion: a violation.
+    mutating func moved(from old: ItemPath, to new: ItemPath, by mover: RequestID) {
+        guard let moving = requests[mover], moving.status == .granted else { return }
+        let heldBefore = moving.held
+        for intent in Self.claimsGained(holding: heldBefore, from: old, to: new) {
+            requests[mover]?.movedClaims.append((intent, grantLog.count))
+        }
+        let heldAfter = requests[mover]?.held ?? heldBefore
+        var followed = false
+        for id in active.sorted() {
             guard let request = requests[id], request.status == .waiting else { continue }
             for (index, intent) in request.intents.enumerated() {
                 if case .writing(let options) = intent.access, options.contains(.forReplacing) { continue }
                 guard let path = intent.path.movingPrefix(from: old, to: new) else { continue }
                 requests[id]?.intents[index] = AccessIntent(
-                    path: path, access: intent.access, packageRootDepths: path.packageRootDepths(extensions: ["bundle"])
-                )
+                    path: path, access: intent.access,
+                    packageRootDepths: path.packageRootDepths(extensions: ["bundle"]),
+                    includesContents: intent.includesContents)
+                followed = true
+            }
+            let after = requests[id]?.intents ?? request.intents
+            if ConflictRules.requestsConflict(moving.purpose, heldBefore, request.purpose, request.intents)
+                && !ConflictRules.requestsConflict(moving.purpose, heldAfter, request.purpose, after)
+            {
+                violation("\(id) escaped from \(mover)'s claims when \(old) moved to \(new)")
             }
         }
+        if followed { movesWithWaiters += 1 }
         for (id, presenter) in presenters {
             if let path = presenter.path?.movingPrefix(from: old, to: new) { presenters[id]?.path = path }
         }
+    }
+
+    /// The claims a mover holding `held` gains when it moves `old` to `new`, by the rules written down again:
+    /// a held item at or inside `old` is held at its moved path too, with the same access; a write that covers
+    /// everything inside a claimed path strictly enclosing `old` (a content-excluding write, or any write of a
+    /// package) is held as a content-excluding write of `new`, unless `new` stays inside the claimed path.
+    static func claimsGained(holding held: [AccessIntent], from old: ItemPath, to new: ItemPath) -> [AccessIntent] {
+        var gained: [AccessIntent] = []
+        for intent in held {
+            if let path = intent.path.movingPrefix(from: old, to: new) {
+                gained.append(AccessIntent(path: path, access: intent.access))
+            }
+            let claimed = ConflictRules.claimedComponents(intent.path)
+            let isPackage = claimed.last?.hasSuffix(".bundle") ?? false
+            guard case .writing(let options) = intent.access, claimed.count < old.depth,
+                old.components.starts(with: claimed), !new.components.starts(with: claimed),
+                ConflictRules.excludesContents(intent) || isPackage
+            else { continue }
+            let excluding = ConflictRules.excludesContents(intent) ? options : options.union(.forMoving)
+            gained.append(AccessIntent(path: new, access: .writing(excluding)))
+        }
+        return gained
     }
 
     // MARK: actions the arbiter returned
@@ -165,6 +217,7 @@ struct ActionModel {
             violations += onGrant?(self, id) ?? []
             requests[id]?.status = .granted
             requests[id]?.grantedPaths = paths
+            requests[id]?.grantIndex = grantLog.count
             grantLog.append(id)
         case .fail(let id, let client, let failure):
             guard let request = requests[id], request.status == .waiting else {

@@ -68,8 +68,10 @@ struct Harness {
 
     @discardableResult
     mutating func move(_ request: UInt64, client: UInt64, from old: ItemPath, to new: ItemPath) -> [String] {
-        if let mover = model.requests[RequestID(request)], mover.status == .granted, mover.client == ClientID(client) {
-            model.moved(from: old, to: new)
+        if let mover = model.requests[RequestID(request)], mover.status == .granted, mover.client == ClientID(client),
+            mover.intents.contains(where: ConflictRules.isWrite), old != new
+        {
+            model.moved(from: old, to: new, by: RequestID(request))
         }
         return run(arbiter.itemMoved(RequestID(request), from: ClientID(client), at: old, to: new))
     }
@@ -143,10 +145,14 @@ struct Harness {
 }
 
 /// Short intent constructors for tests; `.bundle` directories are file packages.
-func read(_ path: ItemPath, _ options: AccessIntent.ReadingOptions = []) -> AccessIntent {
-    .reading(path, options: options, packageRootDepths: path.packageRootDepths(extensions: ["bundle"]))
+func read(_ path: ItemPath, _ options: AccessIntent.ReadingOptions = [], contents: Bool = false) -> AccessIntent {
+    .reading(
+        path, options: options, packageRootDepths: path.packageRootDepths(extensions: ["bundle"]),
+        includesContents: contents)
 }
 
-func write(_ path: ItemPath, _ options: AccessIntent.WritingOptions = []) -> AccessIntent {
-    .writing(path, options: options, packageRootDepths: path.packageRootDepths(extensions: ["bundle"]))
+func write(_ path: ItemPath, _ options: AccessIntent.WritingOptions = [], contents: Bool = false) -> AccessIntent {
+    .writing(
+        path, options: options, packageRootDepths: path.packageRootDepths(extensions: ["bundle"]),
+        includesContents: contents)
 }

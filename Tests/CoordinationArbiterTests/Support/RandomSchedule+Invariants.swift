@@ -8,10 +8,8 @@ extension RandomSchedule {
         guard let request = model.requests[id] else { return [] }
         var found: [String] = []
         for other in model.active.compactMap({ model.requests[$0] }) where other.id != id && other.status == .granted {
-            let held = other.intents.indices.map { index in
-                AccessIntent(path: other.grantedPaths[index], access: other.intents[index].access)
-            }
-            if ConflictRules.requestsConflict(request.purpose, request.intents, other.purpose, held) {
+            // What it holds includes the claims it gained where the items it moved went.
+            if ConflictRules.requestsConflict(request.purpose, request.intents, other.purpose, other.held) {
                 found.append("\(id) granted while conflicting \(other.id) is granted")
             }
         }
@@ -56,7 +54,8 @@ extension RandomSchedule {
             return
         }
         let requests = h.model.active.compactMap { h.model.requests[$0] }.sorted { $0.sequence < $1.sequence }
-        // No two conflicting grants at once.
+        // No two conflicting grants at once, moved claims included: a claim gained in a move must not conflict
+        // with anything granted after it (what was granted before, the mover moved onto uncoordinated).
         let granted = requests.filter { $0.status == .granted }
         for (index, first) in granted.enumerated() {
             for second in granted[(index + 1)...] {
@@ -64,6 +63,12 @@ extension RandomSchedule {
                 let b = zip(second.grantedPaths, second.intents).map { AccessIntent(path: $0, access: $1.access) }
                 if ConflictRules.requestsConflict(first.purpose, a, second.purpose, b) {
                     failures.append("\(first.id) and \(second.id) hold conflicting grants")
+                }
+                for (mover, other, grant) in [(first, second, b), (second, first, a)] {
+                    let later = mover.movedClaims.filter { $0.since <= (other.grantIndex ?? 0) }.map(\.intent)
+                    if ConflictRules.requestsConflict(mover.purpose, later, other.purpose, grant) {
+                        failures.append("\(other.id) was granted against a claim \(mover.id) gained in a move")
+                    }
                 }
             }
         }
@@ -81,6 +86,22 @@ extension RandomSchedule {
         let withIntents = requests.filter { !$0.intents.isEmpty }
         if holders != Set(withIntents.filter { $0.status == .granted }.map(\.id)) {
             failures.append("snapshot holders \(holders.sorted()) disagree with the model")
+        }
+        // Every holder holds exactly what the model says, moved claims included (compared by what they cover).
+        var heldInSnapshot: [RequestID: [HeldClaim]] = [:]
+        for path in snapshot.claims {
+            for claim in path.holders {
+                heldInSnapshot[claim.request, default: []].append(HeldClaim(path.path.components, claim.intent))
+            }
+        }
+        for request in withIntents where request.status == .granted {
+            let expected = HeldClaim.covering(
+                request.held.map { HeldClaim(ConflictRules.claimedComponents($0.path), $0) })
+            let found = HeldClaim.covering(heldInSnapshot[request.id] ?? [])
+            if expected != found {
+                failures.append(
+                    "\(request.id) holds \(found.sorted()) in the snapshot, the model says \(expected.sorted())")
+            }
         }
         if waiters != Set(withIntents.filter { $0.status == .waiting }.map(\.id)) {
             failures.append("snapshot waiters \(waiters.sorted()) disagree with the model")
@@ -113,5 +134,35 @@ extension RandomSchedule {
         }
         let snapshot = h.arbiter.snapshot()
         if !snapshot.claims.isEmpty { failures.append("claims left after draining: \(snapshot.claims.map(\.path))") }
+    }
+}
+
+/// A held claim as far as the waiting rules see it: the claimed path and what the claim excludes.
+struct HeldClaim: Hashable, Comparable, CustomStringConvertible {
+    let path: [String]
+    let isWrite: Bool
+    let excludesContents: Bool
+
+    init(_ path: [String], _ intent: AccessIntent) {
+        self.path = path
+        isWrite = ConflictRules.isWrite(intent)
+        excludesContents = ConflictRules.excludesContents(intent)
+    }
+
+    /// True if `self` conflicts with at least everything `other` conflicts with (same path, no weaker).
+    func covers(_ other: HeldClaim) -> Bool {
+        path == other.path && (isWrite || !other.isWrite) && (excludesContents || !other.excludesContents)
+    }
+
+    /// The claims not covered by another one: two lists of claims that hold the same are equal after it.
+    static func covering(_ claims: [HeldClaim]) -> Set<HeldClaim> {
+        let unique = Set(claims)
+        return unique.filter { claim in !unique.contains { $0 != claim && $0.covers(claim) } }
+    }
+
+    static func < (lhs: HeldClaim, rhs: HeldClaim) -> Bool { lhs.description < rhs.description }
+
+    var description: String {
+        "/" + path.joined(separator: "/") + (isWrite ? (excludesContents ? " w+" : " w") : " r")
     }
 }

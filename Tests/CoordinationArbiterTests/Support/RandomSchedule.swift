@@ -6,9 +6,13 @@ import CoordinationArbiter
 /// Three clients, each with two coordinator purposes plus the purposes of its presenters.
 struct RandomSchedule {
     static let paths: [ItemPath] = ["/r", "/r/a", "/r/a/x", "/r/b", "/r/b/x", "/r/pkg.bundle", "/r/pkg.bundle/f"]
+    /// Moves a granted writer may report; `/r/c` is reached only by moving (so chains of moves go through it).
     static let moves: [(ItemPath, ItemPath)] = [
-        ("/r/a", "/r/b"), ("/r/b", "/r/a"), ("/r/a/x", "/r/b/x"), ("/r/b/x", "/r/a/x"),
+        ("/r/a", "/r/b"), ("/r/b", "/r/a"), ("/r/a/x", "/r/b/x"), ("/r/b/x", "/r/a/x"), ("/r/b", "/r/c"),
+        ("/r/c", "/r/a"),
     ]
+    /// Moves one access may report (more make a chain).
+    static let movesPerAccess = 3
     static let clients: [UInt64] = [1, 2, 3]
 
     var rng: SplitMix64
@@ -19,7 +23,8 @@ struct RandomSchedule {
     var nextPresenter: UInt64 = 1
     var nextRequest: UInt64 = 1
     var deadlines: [UInt64: UInt64] = [:]
-    var moved: Set<UInt64> = []
+    /// Moves reported so far, by request.
+    var moved: [UInt64: Int] = [:]
     /// Keep a trace of the last events (slow: only when replaying a failed seed).
     let tracing: Bool
 
@@ -85,15 +90,18 @@ struct RandomSchedule {
 
     // MARK: events
 
+    /// A random intent; some include contents (which changes the messages, never the waiting rules).
     mutating func randomIntent() -> AccessIntent {
         let path = pick(Self.paths)!
+        let contents = chance(15)
         if chance(45) {
-            return read(path, pick([[], .withoutChanges, .forUploading] as [AccessIntent.ReadingOptions])!)
+            return read(
+                path, pick([[], .withoutChanges, .forUploading] as [AccessIntent.ReadingOptions])!, contents: contents)
         }
         let options: [AccessIntent.WritingOptions] = [
             [], .forDeleting, .forMoving, .forMerging, .forReplacing, .contentIndependentMetadataOnly,
         ]
-        return write(path, pick(options)!)
+        return write(path, pick(options)!, contents: contents)
     }
 
     mutating func newRequest() {
@@ -143,24 +151,39 @@ struct RandomSchedule {
         log("end \(request.id)", h.end(request.id.rawValue, client: request.client.rawValue))
     }
 
+    /// A granted writer moves an item that one of its content-excluding writes covers (the item it claimed for
+    /// moving, something inside a directory it deletes, or, after a move, the item where it went), often right
+    /// after another request started waiting for the item.
     mutating func moveSomething() {
         let granted = h.model.active.compactMap { self.h.model.requests[$0] }.filter {
-            $0.status == .granted && !moved.contains($0.id.rawValue)
+            $0.status == .granted && moved[$0.id.rawValue, default: 0] < Self.movesPerAccess
         }
         .sorted { $0.sequence < $1.sequence }
         for request in granted {
-            guard
-                let index = request.intents.firstIndex(where: {
-                    if case .writing(let options) = $0.access { return options.contains(.forMoving) }
-                    return false
-                }),
-                let (from, to) = Self.moves.first(where: { $0.0 == request.grantedPaths[index] })
-            else { continue }
-            moved.insert(request.id.rawValue)
+            let covering = request.held.filter(ConflictRules.excludesContents).map(\.path)
+            let candidates = Self.moves.filter { move in covering.contains { move.0.hasPrefix($0) } }
+            guard let (from, to) = pick(candidates) else { continue }
+            if chance(60) { waitForItem(at: from) }
+            moved[request.id.rawValue, default: 0] += 1
             let lines = h.move(request.id.rawValue, client: request.client.rawValue, from: from, to: to)
             log("move by \(request.id) \(from) -> \(to)", lines)
             return
         }
+    }
+
+    /// A new request for the item at `path` or something inside it (it will wait for the mover).
+    mutating func waitForItem(at path: ItemPath) {
+        guard let target = pick(Self.paths.filter { $0.hasPrefix(path) }) else { return }
+        let client = pick(Self.clients)!
+        let purpose = "c\(client).k\(Int.random(in: 0..<2, using: &rng))"
+        let random = randomIntent()
+        let intent = AccessIntent(
+            path: target, access: random.access, packageRootDepths: target.packageRootDepths(extensions: ["bundle"]),
+            includesContents: random.includesContents)
+        let id = nextRequest
+        nextRequest += 1
+        let lines = h.request(id, client: client, purpose: purpose, [intent])
+        log("R\(id) C\(client) \(purpose) [\(intent)] for the item to move", lines)
     }
 
     mutating func registerPresenter() {
