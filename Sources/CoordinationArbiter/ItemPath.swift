@@ -10,7 +10,8 @@ public struct ItemPath: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// Makes a path from its components, dropping empty ones.
     @inlinable
     public init<Components: Sequence>(components: Components) where Components.Element == String {
-        self.components = components.filter { !$0.isEmpty }
+        let all = Array(components)
+        self.components = all.contains(where: \.isEmpty) ? all.filter { !$0.isEmpty } : all
     }
 
     /// Parses `/a/b/c`; repeated or trailing slashes are ignored, so `"/"` and `""` are the root.

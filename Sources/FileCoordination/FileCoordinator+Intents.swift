@@ -46,6 +46,12 @@ extension FileCoordinator {
         let slot = RequestSlot()
         let urls: [URL] = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
+                // A task cancelled before its wait began never asks for access (it would be granted at once
+                // if the item is free, and the accessor must not run).
+                if slot.cancelled {
+                    continuation.resume(throwing: CocoaError(.userCancelled))
+                    return
+                }
                 slot.value = submit(targets, nestedIn: nil) { result in
                     if case .success(let urls) = result {
                         for (intent, url) in zip(box.intents, urls) { intent.update(url: url) }

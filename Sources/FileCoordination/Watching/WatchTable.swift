@@ -1,0 +1,307 @@
+/// Which token watches which entry of which directory, and what an inotify event or a poll scan means for each
+/// token. A pure state machine: the executor makes the system calls and passes their results and `now` in.
+///
+/// Directories are shared: every token in one directory joins the kernel watch of that directory, and the
+/// watch is released (`.removeWatch`) when its last token leaves. A directory that cannot be watched (or whose
+/// watch is lost) is *polled*: its tokens' paths are stat'ed every `pollInterval`, and a watch is tried again.
+///
+/// `IN_CLOSE_WRITE` is a contents change only after an `IN_MODIFY` since the previous close: a writer that keeps
+/// the file open past the debounce window is reported again when it closes, and `touch(1)`, which opens the
+/// file for writing without writing, is a metadata change only.
+struct WatchTable {
+    /// How a token's directory is observed.
+    enum Placement: Hashable {
+        /// By the kernel watch with this descriptor.
+        case watch(Int32)
+        /// By stat'ing the token's path every poll interval.
+        case polled
+    }
+
+    /// The last thing a poll scan saw at a polled path; `.unknown` until the first scan.
+    enum Baseline: Hashable {
+        /// Not looked at yet: the first scan records what it sees without reporting.
+        case unknown
+        /// What `stat` returned (nil: nothing there).
+        case seen(FileSnapshot?)
+    }
+
+    /// One token's path and how it is observed.
+    struct Registration: Hashable {
+        /// The directory, normalized, as the token gave it (no symlinks resolved).
+        var directory: String
+        /// The entry's name inside `directory`.
+        var name: String
+        /// How the directory is observed.
+        var placement: Placement
+        /// Whether an `IN_MODIFY` arrived since the last `IN_CLOSE_WRITE` (a close without a write is ignored).
+        var writtenSinceClose = false
+        /// For a polled token, what the last scan saw.
+        var baseline = Baseline.unknown
+
+        /// The full path.
+        var path: String { WatchTable.join(directory, name) }
+    }
+
+    /// Something the executor must do.
+    enum Action: Hashable {
+        /// Hand this change to the debouncer.
+        case report(WatchedChange)
+        /// Call `inotify_rm_watch` for this descriptor: its last token left.
+        case removeWatch(Int32)
+        /// Tell the `onWarning` hook.
+        case warn(String)
+    }
+
+    /// The tokens of one kernel watch, by entry name.
+    private struct Watch {
+        var directory: String
+        var names: [String: Set<UInt64>] = [:]
+    }
+
+    /// An `IN_MOVED_FROM` of watched entries waiting for its `IN_MOVED_TO`.
+    private struct PendingMove {
+        var tokens: Set<UInt64>
+        var at: ContinuousClock.Instant
+    }
+
+    /// How often polled directories are scanned and retried.
+    let pollInterval: Duration
+    /// Every token.
+    private(set) var registrations: [UInt64: Registration] = [:]
+    private var watches: [Int32: Watch] = [:]
+    private var polled: [String: Set<UInt64>] = [:]
+    private var pendingMoves: [UInt32: PendingMove] = [:]
+    /// When polled directories are due for a scan; nil when none is polled.
+    private(set) var nextScan: ContinuousClock.Instant?
+
+    /// Creates an empty table.
+    init(pollInterval: Duration) {
+        self.pollInterval = pollInterval
+    }
+
+    /// The number of kernel watches held.
+    var watchCount: Int { watches.count }
+
+    /// The polled directories with the token paths to stat in each.
+    var polledPaths: [String: [UInt64: String]] {
+        polled.mapValues { tokens in
+            Dictionary(
+                uniqueKeysWithValues: tokens.compactMap { token in registrations[token].map { (token, $0.path) } })
+        }
+    }
+
+    // MARK: Registration
+
+    /// A token now watches `directory`/`name`; `watch` is the result of `inotify_add_watch` on the directory and
+    /// `snapshot` what `stat` sees at the path (used only when the watch failed). A known token is moved.
+    mutating func register(
+        token: UInt64, directory: String, name: String, watch: Result<Int32, InotifyError>,
+        snapshot: FileSnapshot?, at now: ContinuousClock.Instant
+    ) -> [Action] {
+        var actions: [Action] = []
+        let old = registrations.removeValue(forKey: token)
+        if let old { leave(token, old) }
+        var registration = Registration(directory: directory, name: name, placement: .polled)
+        switch watch {
+        case .success(let descriptor):
+            registration.placement = .watch(descriptor)
+            watches[descriptor, default: Watch(directory: directory)].names[name, default: []].insert(token)
+        case .failure(let error):
+            registration.baseline = .seen(snapshot)
+            if polled[directory] == nil {
+                actions.append(.warn("\(error); polling \(directory) every \(pollInterval) until it can be watched"))
+            }
+            polled[directory, default: []].insert(token)
+            nextScan = nextScan ?? now + pollInterval
+        }
+        registrations[token] = registration
+        if let old { actions += releaseIfUnused(old) }
+        return actions
+    }
+
+    /// A token stopped watching; its directory's watch is released if it was the last one there.
+    mutating func unregister(token: UInt64) -> [Action] {
+        guard let old = registrations.removeValue(forKey: token) else { return [] }
+        leave(token, old)
+        return releaseIfUnused(old)
+    }
+
+    private mutating func leave(_ token: UInt64, _ registration: Registration) {
+        switch registration.placement {
+        case .watch(let descriptor):
+            watches[descriptor]?.names[registration.name]?.remove(token)
+            if watches[descriptor]?.names[registration.name]?.isEmpty == true {
+                watches[descriptor]?.names[registration.name] = nil
+            }
+        case .polled:
+            polled[registration.directory]?.remove(token)
+        }
+    }
+
+    private mutating func releaseIfUnused(_ registration: Registration) -> [Action] {
+        switch registration.placement {
+        case .watch(let descriptor):
+            guard watches[descriptor]?.names.isEmpty == true else { return [] }
+            watches[descriptor] = nil
+            return [.removeWatch(descriptor)]
+        case .polled:
+            if polled[registration.directory]?.isEmpty == true { polled[registration.directory] = nil }
+            if polled.isEmpty { nextScan = nil }
+            return []
+        }
+    }
+
+    // MARK: Events
+
+    /// Events read from the inotify descriptor at `now`, in order.
+    mutating func handle(_ events: [InotifyEvent], at now: ContinuousClock.Instant) -> [Action] {
+        pendingMoves = pendingMoves.filter { now - $0.value.at < .seconds(1) }
+        return events.flatMap { handle($0, at: now) }
+    }
+
+    /// Events were lost (queue overflow, an unreadable buffer): every token with a kernel watch gets `.overflow`.
+    mutating func eventsLost(_ reason: String) -> [Action] {
+        pendingMoves.removeAll()
+        let watched = registrations.filter { if case .watch = $0.value.placement { true } else { false } }
+        return [.warn("\(reason); reporting every watched path as changed")]
+            + watched.keys.sorted().map { report($0, .overflow) }
+    }
+
+    private mutating func handle(_ event: InotifyEvent, at now: ContinuousClock.Instant) -> [Action] {
+        if event.mask.contains(.queueOverflow) {
+            return eventsLost("the inotify queue overflowed (fs.inotify.max_queued_events)")
+        }
+        guard let watch = watches[event.watch] else { return [] }  // a watch already released
+        let everyone = watch.names.values.reduce(into: Set<UInt64>()) { $0.formUnion($1) }.sorted()
+        if event.mask.contains(.ignored) || event.mask.contains(.unmount) {
+            return [.warn("the kernel dropped the watch on \(watch.directory); polling it instead")]
+                + everyone.map { report($0, .overflow) } + dropWatch(event.watch, baseline: .unknown, at: now)
+        }
+        if event.mask.contains(.deleteSelf) || event.mask.contains(.moveSelf) {
+            let kind: WatchedChange.Kind = event.mask.contains(.deleteSelf) ? .deleted : .movedAway(to: nil)
+            return [.warn("\(watch.directory) was deleted or moved; polling for it to come back")]
+                + everyone.map { report($0, kind) } + dropWatch(event.watch, baseline: .seen(nil), at: now)
+        }
+        if event.mask.contains(.movedTo) {
+            return movedTo(event, at: now)
+        }
+        guard !event.name.isEmpty, let tokens = watch.names[event.name] else { return [] }
+        var actions: [Action] = []
+        for token in tokens.sorted() {
+            if event.mask.contains(.movedFrom) {
+                actions.append(report(token, .movedAway(to: nil)))
+            } else if event.mask.contains(.delete) {
+                actions.append(report(token, .deleted))
+            } else if event.mask.contains(.create) {
+                actions.append(report(token, .contentsChanged))
+            } else if event.mask.contains(.modify) {
+                registrations[token]?.writtenSinceClose = true
+                actions.append(report(token, .contentsChanged))
+            } else if event.mask.contains(.closeWrite) {
+                if registrations[token]?.writtenSinceClose == true { actions.append(report(token, .contentsChanged)) }
+            } else if event.mask.contains(.attributes) {
+                actions.append(report(token, .metadataChanged))
+            }
+            if !event.mask.isDisjoint(with: [.movedFrom, .delete, .create, .closeWrite]) {
+                registrations[token]?.writtenSinceClose = false
+            }
+        }
+        if event.mask.contains(.movedFrom) { pendingMoves[event.cookie] = PendingMove(tokens: tokens, at: now) }
+        return actions
+    }
+
+    /// `IN_MOVED_TO`: tokens at the destination see their file replaced; tokens whose entry was the source
+    /// (paired by cookie) follow it to its new name.
+    private mutating func movedTo(_ event: InotifyEvent, at now: ContinuousClock.Instant) -> [Action] {
+        guard let destination = watches[event.watch], !event.name.isEmpty else { return [] }
+        var actions: [Action] = []
+        for token in (destination.names[event.name] ?? []).sorted() {
+            registrations[token]?.writtenSinceClose = false
+            actions.append(report(token, .contentsChanged))
+        }
+        guard let move = pendingMoves.removeValue(forKey: event.cookie) else { return actions }
+        for token in move.tokens.sorted() {
+            guard let old = registrations[token], case .watch(let source) = old.placement else { continue }
+            let directory = source == event.watch ? old.directory : destination.directory
+            let moved = Registration(directory: directory, name: event.name, placement: .watch(event.watch))
+            actions.append(report(token, .movedAway(to: moved.path)))
+            leave(token, old)
+            watches[event.watch]?.names[event.name, default: []].insert(token)
+            registrations[token] = moved
+            actions += releaseIfUnused(old)
+        }
+        return actions
+    }
+
+    /// The tokens of a lost watch are polled from now on.
+    private mutating func dropWatch(_ descriptor: Int32, baseline: Baseline, at now: ContinuousClock.Instant)
+        -> [Action]
+    {
+        guard let watch = watches.removeValue(forKey: descriptor) else { return [] }
+        for token in watch.names.values.joined() {
+            guard var registration = registrations[token] else { continue }
+            registration.placement = .polled
+            registration.baseline = baseline
+            registrations[token] = registration
+            polled[registration.directory, default: []].insert(token)
+        }
+        nextScan = nextScan ?? now + pollInterval
+        return [.removeWatch(descriptor)]
+    }
+
+    private func report(_ token: UInt64, _ kind: WatchedChange.Kind) -> Action {
+        .report(WatchedChange(token: token, path: registrations[token]?.path ?? "", kind: kind))
+    }
+
+    // MARK: Polling
+
+    /// A scan of polled `directory`: `watch` is a new `inotify_add_watch` attempt, made *before* the paths were
+    /// stat'ed into `snapshots` (so nothing falls between the scan and the watch).
+    mutating func scanned(
+        directory: String, watch: Result<Int32, InotifyError>, snapshots: [UInt64: FileSnapshot?],
+        at now: ContinuousClock.Instant
+    ) -> [Action] {
+        guard let tokens = polled[directory] else { return [] }
+        var actions: [Action] = []
+        for token in tokens.sorted() {
+            guard let snapshot = snapshots[token], let registration = registrations[token] else { continue }
+            if case .seen(let old) = registration.baseline, let kind = FileSnapshot.change(from: old, to: snapshot) {
+                actions.append(report(token, kind))
+            }
+            registrations[token]?.baseline = .seen(snapshot)
+        }
+        if case .success(let descriptor) = watch {
+            polled[directory] = nil
+            for token in tokens {
+                guard let registration = registrations[token] else { continue }
+                registrations[token]?.placement = .watch(descriptor)
+                registrations[token]?.baseline = .unknown
+                watches[descriptor, default: Watch(directory: directory)].names[registration.name, default: []]
+                    .insert(token)
+            }
+            actions.append(.warn("\(directory) is watched with inotify again"))
+        }
+        return actions
+    }
+
+    /// A scan of every polled directory ended at `now`: the next one is due `pollInterval` later.
+    mutating func scanFinished(at now: ContinuousClock.Instant) {
+        nextScan = polled.isEmpty ? nil : now + pollInterval
+    }
+
+    // MARK: Paths
+
+    /// Splits an absolute path into its normalized parent directory and its name; nil for a relative path,
+    /// `/`, or a path with `.` or `..` components (their parent is not lexical).
+    static func split(_ path: String) -> (directory: String, name: String)? {
+        guard path.hasPrefix("/") else { return nil }
+        let components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard let name = components.last, !components.contains("."), !components.contains("..") else { return nil }
+        return ("/" + components.dropLast().joined(separator: "/"), name)
+    }
+
+    /// Joins a directory and a name.
+    static func join(_ directory: String, _ name: String) -> String {
+        directory == "/" ? "/" + name : directory + "/" + name
+    }
+}

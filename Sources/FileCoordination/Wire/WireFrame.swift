@@ -1,0 +1,84 @@
+import CoordinationArbiter
+
+/// One frame of the wire protocol between a shared arbiter host and a client process.
+///
+/// The client opens with ``hello(version:pid:commandLine:)``; the host answers ``welcome(version:clientID:)`` or
+/// ``refused(reason:)``. After that the client sends the ``ClientEvent`` frames and ``snapshotRequest(tag:)``, and
+/// the host sends the ``ClientAction`` frames and ``snapshotResponse(tag:_:)``. The payload layout of each case is
+/// given in its documentation; ``WireProtocol`` describes the primitive encodings and ``WireFrameType`` the codes.
+enum WireFrame: Hashable, Sendable {
+    /// The client's first frame: `u16 version, i32 pid, string commandLine`.
+    ///
+    /// `commandLine` is for operators (`quire presenters`), not for authentication: the host takes the peer's
+    /// user from the socket (`SO_PEERCRED`).
+    case hello(version: UInt16, pid: Int32, commandLine: String)
+    /// The host accepts the client: `u16 version, u64 clientID`.
+    case welcome(version: UInt16, clientID: ClientID)
+    /// The host refuses (a `hello` of another version, a host shutting down, a snapshot it cannot send):
+    /// `string reason`.
+    case refused(reason: String)
+
+    /// ``ClientEvent/presenterRegistered(_:purpose:path:observesUncoordinatedChanges:)``:
+    /// `u64 presenter, string purpose, optional path, bool observesUncoordinatedChanges`.
+    case presenterRegistered(PresenterID, purpose: PurposeID, path: ItemPath?, observesUncoordinatedChanges: Bool)
+    /// ``ClientEvent/presenterMoved(_:path:)``: `u64 presenter, optional path`.
+    case presenterMoved(PresenterID, path: ItemPath?)
+    /// ``ClientEvent/presenterRemoved(_:)``: `u64 presenter`.
+    case presenterRemoved(PresenterID)
+    /// ``ClientEvent/accessRequested(_:purpose:intents:deadline:nestedIn:)``, with the deadline as a timeout:
+    /// `u64 request, string purpose, [intent], optional u64 timeout, optional u64 nestedIn, bool reclaim`.
+    ///
+    /// `timeout` is in nanoseconds, relative to the moment the host reads the frame, which computes the deadline
+    /// on its own clock (`now + timeout`). Absolute `CLOCK_MONOTONIC` instants are comparable between processes
+    /// of one machine, except across time namespaces (containers may offset that clock), and a relative timeout
+    /// only grows by the frame's transit time. `reclaim` re-declares an access the client already held when the
+    /// previous host died, so that the new host restores it during its grace period instead of queueing it.
+    case accessRequested(
+        RequestID, purpose: PurposeID, intents: [AccessIntent], timeout: UInt64?, nestedIn: RequestID?, reclaim: Bool)
+    /// ``ClientEvent/accessEnded(_:)``: `u64 request`.
+    case accessEnded(RequestID)
+    /// ``ClientEvent/itemMoved(_:from:to:)``: `u64 request, path from, path to`.
+    case itemMoved(RequestID, from: ItemPath, to: ItemPath)
+    /// ``ClientEvent/cancelRequested(_:)``: `u64 request`.
+    case cancelRequested(RequestID)
+    /// ``ClientEvent/presenterReplied(_:failure:)``: `u64 message, optional failure`.
+    ///
+    /// A failure travels as `string domain, i64 code, string message`; its ``PresenterFailure/encoded`` bytes
+    /// must be exactly that encoding (``RemotePresenterError/presenterFailure`` makes them).
+    case presenterReplied(MessageID, failure: PresenterFailure?)
+    /// Asks for a snapshot of the arbiter: `u64 tag`, repeated in the answer.
+    case snapshotRequest(tag: UInt64)
+
+    /// ``ClientAction/grant(_:paths:)``: `u64 request, [path]`.
+    case grant(RequestID, paths: [ItemPath])
+    /// ``ClientAction/fail(_:_:)``: `u64 request, u8 failure tag (0 cancelled, 1 timedOut + path,
+    /// 2 presenterFailed + string domain, i64 code, string message)`.
+    case fail(RequestID, AccessFailure)
+    /// ``ClientAction/deliver(_:)``: `u64 client, u64 presenter, u64 message id, message, u64 request`, where the
+    /// message is a `u8` tag (the order of ``PresenterMessage``'s cases, from 0) and the case's values.
+    case deliver(PresenterDelivery)
+    /// The answer to ``snapshotRequest(tag:)``: `u64 tag, snapshot` (see ``WireSnapshot``).
+    case snapshotResponse(tag: UInt64, WireSnapshot)
+
+    /// The frame's type code.
+    var type: WireFrameType {
+        switch self {
+        case .hello: return .hello
+        case .welcome: return .welcome
+        case .refused: return .refused
+        case .presenterRegistered: return .presenterRegistered
+        case .presenterMoved: return .presenterMoved
+        case .presenterRemoved: return .presenterRemoved
+        case .accessRequested: return .accessRequested
+        case .accessEnded: return .accessEnded
+        case .itemMoved: return .itemMoved
+        case .cancelRequested: return .cancelRequested
+        case .presenterReplied: return .presenterReplied
+        case .snapshotRequest: return .snapshotRequest
+        case .grant: return .grant
+        case .fail: return .fail
+        case .deliver: return .deliver
+        case .snapshotResponse: return .snapshotResponse
+        }
+    }
+}

@@ -1,0 +1,20 @@
+/// The constants of Quire's wire protocol between a shared arbiter host and its clients.
+///
+/// A frame is `[u32 little-endian length][u8 frame type][payload]`, the length counting the type byte and the
+/// payload. Integers are little-endian, strings a `u32` byte count and UTF-8, paths a `u16` component count and
+/// strings, optionals a `u8` 0/1 and the value, arrays a `u32` count and the elements. ``WireFrameType`` lists the
+/// frames and ``WireFrame`` their payloads.
+enum WireProtocol {
+    /// The protocol version this code speaks, sent in ``WireFrame/hello(version:pid:commandLine:)`` and
+    /// ``WireFrame/welcome(version:clientID:)``.
+    ///
+    /// The layouts of `hello`, `welcome` and `refused` never change across versions, so that peers of
+    /// different versions can always refuse each other politely.
+    static let version: UInt16 = 1
+
+    /// The largest value of the length field (type byte plus payload), 16 MiB; a larger frame is an error.
+    static let maximumFrameLength = 16 << 20
+
+    /// The size of the length field that starts every frame.
+    static let lengthFieldSize = 4
+}
