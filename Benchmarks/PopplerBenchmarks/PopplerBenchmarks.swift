@@ -68,7 +68,8 @@ private func openTextRenderClose(_ data: Data) throws(PDFError) -> Int {
     return text.utf8.count + png.count + document.pageCount
 }
 
-/// Custom metric: RSS growth over the measured cycles, in KB (reported once per run, not scaled).
+/// Custom metric: RSS growth over the measured cycles, in KB (reported once per run, not scaled). package-benchmark
+/// drops negative samples, so a shrink is recorded as 0; the exact signed figure is printed on stderr.
 private let rssGrowth = BenchmarkMetric.custom("RSS growth (KB)", polarity: .prefersSmaller, useScalingFactor: false)
 /// Custom metric: RSS after the warm-up, in KB, for scale.
 private let rssBaseline = BenchmarkMetric.custom("RSS after warm-up (KB)", polarity: .prefersSmaller, useScalingFactor: false)
@@ -156,6 +157,7 @@ let benchmarks: @Sendable () -> Void = {
         configuration: .init(
             metrics: [.wallClock, .peakMemoryResident, rssGrowth, rssBaseline],
             timeUnits: .milliseconds,
+            units: [rssGrowth: .count, rssBaseline: .count],
             warmupIterations: 0,
             maxDuration: .seconds(600),
             maxIterations: 1
@@ -171,7 +173,7 @@ let benchmarks: @Sendable () -> Void = {
         let after = residentKilobytes()
         blackHole(sink)
         benchmark.measurement(rssBaseline, before)
-        benchmark.measurement(rssGrowth, after - before)
+        benchmark.measurement(rssGrowth, max(0, after - before))
         let line = "PopplerBenchmarks: RSS after warm-up \(before) KB, after \(cycles) cycles \(after) KB, growth \(after - before) KB\n"
         let bytes = Array(line.utf8)
         _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
