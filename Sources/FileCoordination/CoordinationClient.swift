@@ -58,31 +58,66 @@ final class CoordinationClient: Sendable {
 /// Blocks a thread until its request is granted or failed.
 ///
 /// A grant usually follows within microseconds (another thread's access ends), so the waiter spins briefly
-/// before it sleeps: a futex wake-up costs more than the whole hand-over.
+/// before it sleeps: a futex wake-up costs more than the whole hand-over. Each thread reuses one waiter
+/// (``acquire()``), reset after every wait, so an uncontended access allocates no waiter, lock or semaphore;
+/// the semaphore is signalled only when the waiting thread has committed to sleep, so no stray signal is
+/// left for the next use.
 final class AccessWaiter: @unchecked Sendable {
-    private let outcome = Mutex<Result<[URL], any Error>?>(nil)
-    private let ready = Atomic<Bool>(false)
-    private let semaphore = DispatchSemaphore(value: 0)
+    /// The waiting thread has not gone to sleep yet and no outcome has come.
+    private static let waiting: UInt8 = 0
+    /// The outcome is recorded.
+    private static let resolved: UInt8 = 1
+    /// The waiting thread sleeps on the semaphore (or is about to).
+    private static let sleeping: UInt8 = 2
+    /// How often the waiting thread checks for the outcome before it sleeps.
     private static let spinIterations = 20_000
+    /// Each thread's reusable waiter.
+    private static let local = ThreadLocal { AccessWaiter() }
+
+    /// Written once by `resolve` before `phase` becomes `resolved`; read and cleared by the waiting thread.
+    private var outcome: Result<[URL], any Error>?
+    /// `waiting`, `resolved` or `sleeping`; `resolve` and the waiting thread hand over through it.
+    private let phase = Atomic<UInt8>(AccessWaiter.waiting)
+    /// Signalled by `resolve` only if the waiting thread committed to sleep (`phase` was `sleeping`).
+    private let semaphore = DispatchSemaphore(value: 0)
+    /// Touched only by the owning thread: true between ``acquire()`` and the end of ``wait()``.
+    private var inUse = false
+
+    /// This thread's reusable waiter, or a new one if this thread's is in use (never the case today: nothing
+    /// coordinates between a submission and its wait).
+    static func acquire() -> AccessWaiter {
+        let waiter = local.value
+        if waiter.inUse { return AccessWaiter() }
+        waiter.inUse = true
+        return waiter
+    }
 
     /// Records the outcome and wakes the waiting thread.
     func resolve(_ result: Result<[URL], any Error>) {
-        outcome.withLock { $0 = result }
-        ready.store(true, ordering: .releasing)
-        semaphore.signal()
+        outcome = result
+        if phase.exchange(Self.resolved, ordering: .acquiringAndReleasing) == Self.sleeping {
+            semaphore.signal()
+        }
     }
 
-    /// Waits for the outcome. The arbiter fails the request at its deadline, so the wait is bounded by the
-    /// coordinator's timeout when it has one.
+    /// Waits for the outcome, then resets the waiter for its next use. The arbiter fails the request at its
+    /// deadline, so the wait is bounded by the coordinator's timeout when it has one.
     func wait() -> Result<[URL], any Error> {
         var spins = 0
-        while !ready.load(ordering: .acquiring) {
+        while phase.load(ordering: .acquiring) != Self.resolved {
             spins += 1
-            if spins == Self.spinIterations {
-                semaphore.wait()
+            if spins >= Self.spinIterations {
+                let (committed, _) = phase.compareExchange(
+                    expected: Self.waiting, desired: Self.sleeping, ordering: .acquiringAndReleasing)
+                if committed { semaphore.wait() }
+                _ = phase.load(ordering: .acquiring)
                 break
             }
         }
-        return outcome.withLock { $0! }
+        let result = outcome!
+        outcome = nil
+        phase.store(Self.waiting, ordering: .releasing)
+        inUse = false
+        return result
     }
 }

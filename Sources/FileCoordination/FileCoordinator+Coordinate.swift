@@ -79,10 +79,9 @@ extension FileCoordinator {
         let targets =
             try readingURLs.map { try target($0, .reading(reading), includesContents: true) }
             + writingURLs.map { try target($0, .writing(writing), includesContents: true) }
-        let waiter = AccessWaiter()
-        let request = submit(targets, nestedIn: AccessFrames.current.innermost(of: ObjectIdentifier(self))) {
-            waiter.resolve($0)
-        }
+        let waiter = AccessWaiter.acquire()
+        let request = submit(
+            targets, nestedIn: AccessFrames.current.innermost(of: ObjectIdentifier(self)), to: .waiter(waiter))
         _ = try waiter.wait().get()
         guard let request else { return batchAccessor({}) }
         openBatch(request)

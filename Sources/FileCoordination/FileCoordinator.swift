@@ -49,12 +49,39 @@ public final class FileCoordinator: @unchecked Sendable {
         var purpose: PurposeID
         var purposeWasSet = false
         var cancelled = false
-        var waiting: Set<RequestID> = []
+        var waiting = WaitingRequests()
         /// Granted `prepare(...)` accesses whose completion handler has not been called yet.
         var openBatches: [RequestID] = []
     }
 
     private static let client = CoordinationClient.shared
+    /// The requests of a coordinator that wait for their grant: usually one, so it is kept inline and a set
+    /// is made only for more.
+    private struct WaitingRequests {
+        /// The first waiting request (the only one, almost always).
+        private var first: RequestID?
+        /// Any further waiting requests; empty (and never allocated) with one request.
+        private var others: Set<RequestID> = []
+
+        /// Every waiting request.
+        var all: [RequestID] { (first.map { [$0] } ?? []) + others }
+
+        /// Adds a request.
+        mutating func insert(_ request: RequestID) {
+            if first == nil { first = request } else { others.insert(request) }
+        }
+
+        /// Removes a request, if it is waiting.
+        mutating func remove(_ request: RequestID) {
+            if first == request { first = nil } else if !others.isEmpty { others.remove(request) }
+        }
+
+        /// True if the request is waiting.
+        func contains(_ request: RequestID) -> Bool {
+            first == request || (!others.isEmpty && others.contains(request))
+        }
+    }
+
     private let state: Mutex<State>
     private let ownPresenter: PresenterBox?
 
@@ -131,9 +158,9 @@ public final class FileCoordinator: @unchecked Sendable {
     /// Cancels every wait of this coordinator, now and later (cancellation is sticky): waiting calls throw
     /// `CocoaError(.userCancelled)` without running their accessor; a running accessor finishes normally.
     public func cancel() {
-        let waiting = state.withLock { state -> Set<RequestID> in
+        let waiting = state.withLock { state -> [RequestID] in
             state.cancelled = true
-            return state.waiting
+            return state.waiting.all
         }
         for request in waiting { Self.client.endpoint.submit(.cancelRequested(request)) }
     }
@@ -143,8 +170,9 @@ public final class FileCoordinator: @unchecked Sendable {
 
     /// Reports, from inside a coordinated write accessor, that the item at `oldURL` now is at `newURL`:
     /// presenters of the item and of its contents get `presentedItemDidMove(to:)`, presenters of the
-    /// directories involved get subitem messages, and waiting intents follow the item. Outside a write accessor
-    /// of this coordinator it does nothing.
+    /// directories involved get subitem messages, and waiting intents follow the item (they still wait for this
+    /// access, which holds the item's new place too until it ends). Outside a write accessor of this coordinator
+    /// it does nothing.
     public func item(at oldURL: URL, didMoveTo newURL: URL) {
         guard let old = ItemLocator.pathIfFileURL(oldURL), let new = ItemLocator.pathIfFileURL(newURL), old != new,
             let request = AccessFrames.current.innermost(of: ObjectIdentifier(self))
@@ -174,7 +202,8 @@ public final class FileCoordinator: @unchecked Sendable {
         case .writing(let options): followsMoves = !options.contains(.forReplacing)
         }
         let path = try ItemLocator.path(of: url, resolvingLastComponent: resolvesLink)
-        let depths = Self.filePackageExtensions.isEmpty ? [] : path.packageRootDepths(extensions: Self.filePackageExtensions)
+        let extensions = Self.filePackageExtensions
+        let depths = extensions.isEmpty ? [] : path.packageRootDepths(extensions: extensions)
         let intent = AccessIntent(
             path: path, access: access, packageRootDepths: depths, includesContents: includesContents)
         return Target(url: url, intent: intent, followsMoves: followsMoves)
@@ -187,19 +216,36 @@ public final class FileCoordinator: @unchecked Sendable {
         _ targets: [Target], as request: RequestID = CoordinationClient.shared.makeRequestID(), nestedIn: RequestID?,
         outcome: @escaping @Sendable (Result<[URL], any Error>) -> Void
     ) -> RequestID? {
-        if state.withLock({ $0.cancelled }) {
+        submit(targets, as: request, nestedIn: nestedIn, to: .handler(outcome))
+    }
+
+    /// Submits a request and gives its outcome once to `outcome` (a handler or a waiting thread), possibly
+    /// synchronously.
+    @discardableResult
+    func submit(
+        _ targets: [Target], as request: RequestID = CoordinationClient.shared.makeRequestID(), nestedIn: RequestID?,
+        to outcome: OutcomeReceiver
+    ) -> RequestID? {
+        // One lock: the cancellation check, the registration as waiting, and the purpose.
+        let purpose = state.withLock { state -> PurposeID? in
+            if state.cancelled { return nil }
+            state.waiting.insert(request)
+            return state.purpose
+        }
+        guard let purpose else {
             outcome(.failure(CocoaError(.userCancelled)))
             return nil
         }
         let deadline = timeout.map { SystemInterface.now().advanced(byNanoseconds: Self.nanoseconds($0)) }
         let failures = Self.client.failures
         let boxedTargets = UncheckedTargets(targets: targets)
-        _ = state.withLock { $0.waiting.insert(request) }
+        // The handler holds the coordinator strongly (a weak reference would allocate a side table on every
+        // coordinator); it is released as soon as the request is granted or failed, and every caller keeps
+        // the coordinator alive until then anyway.
         Self.client.request(
-            request, purpose: state.withLock { $0.purpose }, intents: targets.map(\.intent), deadline: deadline,
-            nestedIn: nestedIn
-        ) { [weak self] action in
-            _ = self?.state.withLock { $0.waiting.remove(request) }
+            request, purpose: purpose, intents: targets.map { $0.intent }, deadline: deadline, nestedIn: nestedIn
+        ) { [self] action in
+            state.withLock { $0.waiting.remove(request) }
             switch action {
             case .grant(_, let paths):
                 outcome(.success(zip(boxedTargets.targets, paths).map { target, path in
@@ -230,8 +276,8 @@ public final class FileCoordinator: @unchecked Sendable {
         let writes = targets.contains { if case .writing = $0.intent.access { true } else { false } }
         if writes && frames.isInsideSingleWrite { throw FileCoordinationError.invalidNesting }
         let nestedIn = frames.innermost(of: ObjectIdentifier(self)) ?? state.withLock { $0.openBatches.last }
-        let waiter = AccessWaiter()
-        let request = submit(targets, nestedIn: nestedIn) { waiter.resolve($0) }
+        let waiter = AccessWaiter.acquire()
+        let request = submit(targets, nestedIn: nestedIn, to: .waiter(waiter))
         let urls = try waiter.wait().get()
         guard let request else { return try accessor(urls) }
         frames.push(AccessFrames.Frame(coordinator: ObjectIdentifier(self), request: request, isSingleWrite: isSingleWrite))
@@ -261,6 +307,22 @@ public final class FileCoordinator: @unchecked Sendable {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return 0 }
         return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+}
+
+/// Where a request's outcome goes: a handler, or a waiting thread (which needs no closure, so no allocation).
+enum OutcomeReceiver: Sendable {
+    /// A handler, called once with the outcome.
+    case handler(@Sendable (Result<[URL], any Error>) -> Void)
+    /// A thread blocked in ``AccessWaiter/wait()``.
+    case waiter(AccessWaiter)
+
+    /// Delivers the outcome.
+    func callAsFunction(_ result: Result<[URL], any Error>) {
+        switch self {
+        case .handler(let handler): handler(result)
+        case .waiter(let waiter): waiter.resolve(result)
+        }
     }
 }
 

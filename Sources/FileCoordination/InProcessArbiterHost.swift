@@ -30,7 +30,7 @@ final class InProcessArbiterHost: ArbiterEndpoint, @unchecked Sendable {
     func submit(_ event: ClientEvent) {
         let now = SystemInterface.now()
         let client = Self.client
-        let shouldDrain = state.withLock { state -> Bool in
+        let batch = state.withLock { state -> [ArbiterAction]? in
             let actions: [ArbiterAction]
             switch event {
             case .presenterRegistered(let presenter, let purpose, let path, let observes):
@@ -55,7 +55,7 @@ final class InProcessArbiterHost: ArbiterEndpoint, @unchecked Sendable {
             }
             return state.enqueue(actions)
         }
-        if shouldDrain { drain() }
+        if let batch { drain(batch) }
     }
 
     func snapshot() -> ArbiterSnapshot {
@@ -64,26 +64,29 @@ final class InProcessArbiterHost: ArbiterEndpoint, @unchecked Sendable {
 
     private func deadlineReached(_ request: RequestID) {
         let now = SystemInterface.now()
-        let shouldDrain = state.withLock { state -> Bool in
+        let batch = state.withLock { state -> [ArbiterAction]? in
             state.timers[request] = nil
             return state.enqueue(state.arbiter.deadlineReached(request, now: now))
         }
-        if shouldDrain { drain() }
+        if let batch { drain(batch) }
     }
 
-    /// Performs queued actions until none are left; only one thread drains at a time.
-    private func drain() {
+    /// Performs `first`, then the actions queued meanwhile, until none are left; only one thread drains at a
+    /// time. Uncontended, the arbiter's own array is performed as is: nothing is queued or copied.
+    private func drain(_ first: [ArbiterAction]) {
+        var batch = first
         while true {
-            let batch = state.withLock { state -> [ArbiterAction] in
+            for action in batch { run(action) }
+            let next = state.withLock { state -> [ArbiterAction]? in
                 if state.pending.isEmpty {
                     state.draining = false
-                    return []
+                    return nil
                 }
-                defer { state.pending.removeAll(keepingCapacity: true) }
+                defer { state.pending = [] }
                 return state.pending
             }
-            if batch.isEmpty { return }
-            for action in batch { run(action) }
+            guard let next else { return }
+            batch = next
         }
     }
 
@@ -116,13 +119,16 @@ final class InProcessArbiterHost: ArbiterEndpoint, @unchecked Sendable {
 }
 
 extension InProcessArbiterHost.State {
-    /// Queues actions; true if the caller must drain (nobody else is draining).
-    fileprivate mutating func enqueue(_ actions: [ArbiterAction]) -> Bool {
-        guard !actions.isEmpty else { return false }
-        pending.append(contentsOf: actions)
-        if draining { return false }
+    /// Queues actions if another thread is draining; otherwise returns them for the caller to drain (nobody
+    /// else is draining, and nothing is pending then).
+    fileprivate mutating func enqueue(_ actions: [ArbiterAction]) -> [ArbiterAction]? {
+        guard !actions.isEmpty else { return nil }
+        if draining {
+            pending.append(contentsOf: actions)
+            return nil
+        }
         draining = true
-        return true
+        return actions
     }
 }
 

@@ -30,22 +30,47 @@ enum ItemLocator {
 
     static func path(ofAbsoluteOrRelative raw: String, resolvingLastComponent: Bool) -> ItemPath {
         var absolute = raw.utf8.first == UInt8(ascii: "/") ? raw : SystemInterface.currentDirectory() + "/" + raw
-        if !isNormalized(absolute) { absolute = normalize(absolute) }
-        guard absolute.utf8.count > 1, let slash = absolute.utf8.lastIndex(of: UInt8(ascii: "/")) else { return .root }
-        let last = String(absolute[absolute.index(after: slash)...])
-        let parent = resolvedDirectory(slash == absolute.startIndex ? "/" : String(absolute[..<slash]))
-        if resolvingLastComponent, let target = SystemInterface.realPath(parent.appending(last).description) {
+        if !absolute.withUTF8(isNormalized) { absolute = normalize(absolute) }
+        // Work on the contiguous bytes: String index arithmetic costs more than the whole scan, and the parent
+        // goes to realpath (in this thread's buffers) without becoming a String first. The parent's components
+        // and the last one go into one array, built once (no intermediate paths).
+        let resolved = absolute.withUTF8 { bytes -> [String]? in
+            guard bytes.count > 1, let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+            let last = String(decoding: UnsafeBufferPointer(rebasing: bytes[(slash + 1)...]), as: UTF8.self)
+            var components = slash == 0 ? [] : resolvedDirectory(UnsafeBufferPointer(rebasing: bytes[..<slash]))
+            components.append(last)
+            return components
+        }
+        guard let resolved else { return .root }
+        let path = ItemPath(components: resolved)
+        if resolvingLastComponent, let target = SystemInterface.realPath(path.description) {
             return ItemPath(target)
         }
-        return parent.appending(last)
+        return path
     }
 
-    /// True if `path` is absolute with no empty, `.` or `..` component and no trailing slash.
-    private static func isNormalized(_ path: String) -> Bool {
+    /// The components of an absolute path (UTF-8), with room for one more (the caller appends the last one).
+    private static func components(of bytes: UnsafeBufferPointer<UInt8>) -> [String] {
+        var count = 1
+        for byte in bytes where byte == UInt8(ascii: "/") { count += 1 }
+        var components: [String] = []
+        components.reserveCapacity(count)
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+            if index > start {
+                components.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+            }
+            start = index + 1
+        }
+        return components
+    }
+
+    /// True if `path` (UTF-8) is absolute with no empty, `.` or `..` component and no trailing slash.
+    private static func isNormalized(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
         var previous: UInt8 = 0
         var beforePrevious: UInt8 = 0
         var sawSlashDot = false
-        for byte in path.utf8 {
+        for byte in path {
             if byte == UInt8(ascii: "/") {
                 if previous == UInt8(ascii: "/") { return false }
                 if previous == UInt8(ascii: ".") && (beforePrevious == UInt8(ascii: "/") || sawSlashDot) {
@@ -56,7 +81,7 @@ enum ItemLocator {
             beforePrevious = previous
             previous = byte
         }
-        if previous == UInt8(ascii: "/") { return path.utf8.count == 1 }
+        if previous == UInt8(ascii: "/") { return path.count == 1 }
         if previous == UInt8(ascii: ".") && (beforePrevious == UInt8(ascii: "/") || sawSlashDot) { return false }
         return true
     }
@@ -75,11 +100,11 @@ enum ItemLocator {
         return "/" + components.joined(separator: "/")
     }
 
-    /// Resolves a normalized absolute directory with realpath, or as much of it as exists.
-    private static func resolvedDirectory(_ directory: String) -> ItemPath {
-        if directory == "/" { return .root }
-        if let resolved = SystemInterface.realPath(directory) { return ItemPath(resolved) }
-        return resolveUncached(directory)
+    /// Resolves a normalized absolute directory other than `/` (UTF-8) with realpath, or as much of it as
+    /// exists; its components.
+    private static func resolvedDirectory(_ directory: UnsafeBufferPointer<UInt8>) -> [String] {
+        if let resolved = SystemInterface.withRealPath(of: directory, components(of:)) { return resolved }
+        return resolveUncached(String(decoding: directory, as: UTF8.self)).components
     }
 
     private static func resolveUncached(_ directory: String) -> ItemPath {

@@ -22,11 +22,49 @@ enum SystemInterface {
         return String(cString: resolved)
     }
 
+    /// Calls `body` with the UTF-8 bytes of `realpath(3)` of an existing path given as UTF-8 bytes; nil (and
+    /// `body` is not called) if it cannot be resolved. Works in this thread's buffers, so the common case
+    /// allocates nothing; a path too long for them takes ``realPath(_:)``.
+    static func withRealPath<R>(
+        of path: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R
+    ) -> R? {
+        if let base = path.baseAddress, path.count < RealPathBuffers.capacity {
+            let buffers = RealPathBuffers.local.value
+            UnsafeMutableRawPointer(buffers.input).copyMemory(from: base, byteCount: path.count)
+            buffers.input[path.count] = 0
+            if realpath(buffers.input, buffers.output) != nil {
+                let resolved = UnsafeRawPointer(buffers.output).assumingMemoryBound(to: UInt8.self)
+                return body(UnsafeBufferPointer(start: resolved, count: strlen(buffers.output)))
+            }
+            if errno != ENAMETOOLONG { return nil }
+        }
+        guard var resolved = realPath(String(decoding: path, as: UTF8.self)) else { return nil }
+        return resolved.withUTF8(body)
+    }
+
     /// The current working directory.
     static func currentDirectory() -> String {
         guard let directory = getcwd(nil, 0) else { return "/" }
         defer { free(directory) }
         return String(cString: directory)
+    }
+}
+
+/// One thread's scratch buffers for `realpath(3)`: the NUL-terminated input and the resolved output.
+final class RealPathBuffers {
+    /// The size of each buffer: `PATH_MAX`, the most `realpath` writes, and its terminating NUL.
+    static let capacity = Int(PATH_MAX) + 1
+    /// This thread's buffers.
+    static let local = ThreadLocal { RealPathBuffers() }
+
+    /// The path to resolve, NUL-terminated.
+    let input = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+    /// Where `realpath` writes the resolved path.
+    let output = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+
+    deinit {
+        input.deallocate()
+        output.deallocate()
     }
 }
 
@@ -45,7 +83,7 @@ final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
     /// This thread's value, created on first use.
     var value: Value {
         if let existing = pthread_getspecific(key) {
-            return Unmanaged<AnyObject>.fromOpaque(existing).takeUnretainedValue() as! Value
+            return Unmanaged<Value>.fromOpaque(existing).takeUnretainedValue()
         }
         let created = make()
         pthread_setspecific(key, Unmanaged.passRetained(created as AnyObject).toOpaque())

@@ -1,3 +1,4 @@
+#if DEBUG  // @testable needs a debug build (or -enable-testing)
 // The registry is internal: these tests need a build for testing (debug; `swift test -c release` skips them).
 #if DEBUG
     import CoordinationArbiter
@@ -47,4 +48,5 @@
             #expect(registry.reacquirerSlotCount == 0)
         }
     }
+#endif
 #endif

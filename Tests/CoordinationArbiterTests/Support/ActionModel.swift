@@ -5,7 +5,9 @@ import CoordinationArbiter
 /// It knows what the host knows (the events it fed and the actions it received), never the arbiter's
 /// internals. Impossible actions: granting or failing a request that is not waiting, messaging a presenter
 /// that is not registered, or one of the requester's own purpose, reusing a message id, a reacquire that
-/// matches no relinquish, timers started twice or cancelled while not armed.
+/// matches no relinquish, timers started twice or cancelled while not armed. It also follows moves with its own
+/// copy of the rules (the claims a mover gains where the item went, ``claimsGained(holding:from:to:)``) and
+/// records a waiting request that a move let escape the mover's claims.
 struct ActionModel {
     /// Where a request stands, as the host sees it.
     enum Status: Equatable {

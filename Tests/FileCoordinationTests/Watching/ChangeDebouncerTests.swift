@@ -1,3 +1,4 @@
+#if DEBUG  // @testable needs a debug build (or -enable-testing)
 import Testing
 
 @testable import FileCoordination
@@ -113,3 +114,4 @@ struct ChangeDebouncerTests {
         #expect(Reader.milliseconds(from: start, to: start + .milliseconds(20)) == 20)
     }
 }
+#endif

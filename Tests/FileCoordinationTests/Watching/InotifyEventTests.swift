@@ -1,3 +1,4 @@
+#if DEBUG  // @testable needs a debug build (or -enable-testing)
 import Testing
 
 @testable import FileCoordination
@@ -57,3 +58,4 @@ struct InotifyEventTests {
         #expect(throws: InotifyParseError.self) { try InotifyEvent.parse(huge) }
     }
 }
+#endif

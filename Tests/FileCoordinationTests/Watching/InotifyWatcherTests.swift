@@ -1,3 +1,4 @@
+#if DEBUG  // @testable needs a debug build (or -enable-testing)
 import Foundation
 import Synchronization
 import Testing
@@ -329,3 +330,4 @@ struct InotifyWatcherTests {
                 + " p90 \(milliseconds(sorted[sorted.count * 9 / 10])) ms, max \(milliseconds(sorted.last!)) ms")
     }
 }
+#endif

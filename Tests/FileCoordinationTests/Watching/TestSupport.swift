@@ -1,3 +1,4 @@
+#if DEBUG  // @testable needs a debug build (or -enable-testing)
 import Foundation
 import Synchronization
 import Testing
@@ -142,3 +143,4 @@ func kernelWatchCount(_ descriptor: Int32) throws -> Int {
     let info = try String(contentsOfFile: "/proc/self/fdinfo/\(descriptor)", encoding: .utf8)
     return info.split(separator: "\n").filter { $0.hasPrefix("inotify wd:") }.count
 }
+#endif

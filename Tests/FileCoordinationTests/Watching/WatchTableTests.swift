@@ -1,3 +1,4 @@
+#if DEBUG  // @testable needs a debug build (or -enable-testing)
 import Testing
 
 @testable import FileCoordination
@@ -175,3 +176,4 @@ struct WatchTableTests {
         #expect(table.nextScan == nil)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG  // @testable needs a debug build (or -enable-testing)
 import CoordinationArbiter
 import Testing
 
@@ -250,3 +251,4 @@ private struct Outcomes {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG  // @testable needs a debug build (or -enable-testing)
 import CoordinationArbiter
 import Testing
 
@@ -100,3 +101,4 @@ import Testing
         #expect(try WireTesting.decodeAll(WireEncoder.encode(frame)).get() == [frame])
     }
 }
+#endif

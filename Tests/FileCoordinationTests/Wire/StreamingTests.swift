@@ -1,3 +1,4 @@
+#if DEBUG  // @testable needs a debug build (or -enable-testing)
 import CoordinationArbiter
 import Testing
 
@@ -87,3 +88,4 @@ import Testing
         #expect(decoder.bufferedByteCount == 5)
     }
 }
+#endif

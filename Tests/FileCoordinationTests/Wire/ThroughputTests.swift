@@ -1,3 +1,4 @@
+#if DEBUG  // @testable needs a debug build (or -enable-testing)
 import CoordinationArbiter
 import Testing
 
@@ -61,3 +62,4 @@ import Testing
         return Int((seconds / Double(iterations) * 1e9).rounded())
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG  // @testable needs a debug build (or -enable-testing)
 import CoordinationArbiter
 @testable import FileCoordination
 
@@ -50,3 +51,4 @@ enum MemoryLimit {
         #endif
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG  // @testable needs a debug build (or -enable-testing)
 import CoordinationArbiter
 @testable import FileCoordination
 
@@ -120,3 +121,4 @@ enum SampleFrames {
     /// All sample frames, encoded back to back.
     static var stream: [UInt8] { frames.flatMap(WireTesting.encode) }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG  // @testable needs a debug build (or -enable-testing)
 import CoordinationArbiter
 @testable import FileCoordination
 
@@ -52,3 +53,4 @@ enum WireTesting {
         }
     }
 }
+#endif
