@@ -7,6 +7,8 @@ struct PresenterMessenger: Sendable {
     let registry: PresenterRegistry
     let failures: PresenterFailureTable
     let reply: @Sendable (MessageID, PresenterFailure?) -> Void
+    /// One operation at a time per presenter carries all its pending messages, in order.
+    let mailboxes = PresenterMailboxes()
 
     func deliver(_ delivery: PresenterDelivery) {
         let message = delivery.message
@@ -22,15 +24,16 @@ struct PresenterMessenger: Sendable {
         let once = ReplyOnce(id: id, reply: reply)
         let failures = self.failures
         let registry = self.registry
+        let mailboxes = self.mailboxes
         switch message {
         case .relinquishToReader, .relinquishToWriter:
             let handBack: @Sendable ((@Sendable () -> Void)?) -> Void = { reacquirer in
                 if case .some(let wanted) = registry.reacquirerHandedBack(presenter, id, reacquirer), let wanted {
-                    queue.addOperation { wanted() }
+                    mailboxes.post(presenter, on: queue) { wanted() }
                 }
                 once.send(nil)
             }
-            queue.addOperation {
+            mailboxes.post(presenter, on: queue) {
                 if case .relinquishToReader = message {
                     box.presenter.relinquishPresentedItem(toReader: handBack)
                 } else {
@@ -41,39 +44,39 @@ struct PresenterMessenger: Sendable {
             if case .some(let reacquirer) = registry.reacquirerWanted(delivery.presenter, relinquishMessage),
                 let reacquirer
             {
-                queue.addOperation { reacquirer() }
+                mailboxes.post(presenter, on: queue) { reacquirer() }
             }
         case .savePresentedItemChanges:
-            queue.addOperation {
+            mailboxes.post(presenter, on: queue) {
                 box.presenter.savePresentedItemChanges { error in once.send(error.map(failures.store)) }
             }
         case .accommodateDeletion:
-            queue.addOperation {
+            mailboxes.post(presenter, on: queue) {
                 box.presenter.accommodatePresentedItemDeletion { error in once.send(error.map(failures.store)) }
             }
         case .accommodateSubitemDeletion(let path):
             let url = ItemLocator.url(of: path)
-            queue.addOperation {
+            mailboxes.post(presenter, on: queue) {
                 box.presenter.accommodatePresentedSubitemDeletion(at: url) { error in
                     once.send(error.map(failures.store))
                 }
             }
         case .didChange:
-            queue.addOperation { box.presenter.presentedItemDidChange() }
+            mailboxes.post(presenter, on: queue) { box.presenter.presentedItemDidChange() }
         case .didMove(let path):
             _ = registry.updatePath(delivery.presenter, to: path)
             let url = ItemLocator.url(of: path)
-            queue.addOperation { box.presenter.presentedItemDidMove(to: url) }
+            mailboxes.post(presenter, on: queue) { box.presenter.presentedItemDidMove(to: url) }
         case .subitemDidChange(let path):
             let url = ItemLocator.url(of: path)
-            queue.addOperation { box.presenter.presentedSubitemDidChange(at: url) }
+            mailboxes.post(presenter, on: queue) { box.presenter.presentedSubitemDidChange(at: url) }
         case .subitemDidAppear(let path):
             let url = ItemLocator.url(of: path)
-            queue.addOperation { box.presenter.presentedSubitemDidAppear(at: url) }
+            mailboxes.post(presenter, on: queue) { box.presenter.presentedSubitemDidAppear(at: url) }
         case .subitemDidMove(let from, let to):
             let old = ItemLocator.url(of: from)
             let new = ItemLocator.url(of: to)
-            queue.addOperation { box.presenter.presentedSubitem(at: old, didMoveTo: new) }
+            mailboxes.post(presenter, on: queue) { box.presenter.presentedSubitem(at: old, didMoveTo: new) }
         }
     }
 }
@@ -119,4 +122,40 @@ final class PresenterFailureTable: Sendable {
 /// A presenter failed, but its error is not available here.
 struct UnknownPresenterError: Error, CustomStringConvertible {
     var description: String { "a file presenter reported an error" }
+}
+
+/// Per-presenter queues of pending messages: a message for a presenter that already has an operation pending on
+/// its queue joins that operation instead of scheduling another. Messages keep their order, and a round's
+/// `presentedItemDidChange` and reacquirer cost one hop onto the presenter's queue instead of two.
+final class PresenterMailboxes: Sendable {
+    private let pending = Mutex<[PresenterID: [@Sendable () -> Void]]>([:])
+
+    /// Runs `work` on `queue` after every message posted before it for `presenter`.
+    func post(_ presenter: PresenterID, on queue: OperationQueue, _ work: @escaping @Sendable () -> Void) {
+        let schedule = pending.withLock { pending -> Bool in
+            if pending[presenter] != nil {
+                pending[presenter]!.append(work)
+                return false
+            }
+            pending[presenter] = [work]
+            return true
+        }
+        if schedule { queue.addOperation { self.drain(presenter) } }
+    }
+
+    /// Runs the presenter's messages until none are left; the entry is removed when it is found empty.
+    private func drain(_ presenter: PresenterID) {
+        while true {
+            let batch = pending.withLock { pending -> [@Sendable () -> Void] in
+                guard let waiting = pending[presenter], !waiting.isEmpty else {
+                    pending[presenter] = nil
+                    return []
+                }
+                pending[presenter] = []
+                return waiting
+            }
+            if batch.isEmpty { return }
+            for work in batch { work() }
+        }
+    }
 }
