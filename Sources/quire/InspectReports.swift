@@ -54,7 +54,7 @@ struct InfoReport: Encodable {
             ("Created", metadata.creationDate?.formatted(.iso8601)),
             ("Modified", metadata.modificationDate?.formatted(.iso8601)),
         ]
-        for (name, value) in optional { if let value { lines.append((name, value)) } }
+        for (name, value) in optional { if let value, !value.isEmpty { lines.append((name, value)) } }
         lines.append(("Pages", String(info.pageCount)))
         lines.append(("Encrypted", info.encrypted ? (info.neededPassword ? "yes (password needed)" : "yes") : "no"))
         lines.append(("Permissions", info.permissions.isEmpty ? "none" : info.permissions.joined(separator: ", ")))
