@@ -31,5 +31,11 @@ let package = Package(
             path: "CoordinationBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        // The same coordination figures timed call by call with the system allocator (no malloc interposer).
+        .executableTarget(
+            name: "CoordinationLatency",
+            dependencies: [.product(name: "FileCoordination", package: "Quire")],
+            path: "CoordinationLatency"
+        ),
     ]
 )
