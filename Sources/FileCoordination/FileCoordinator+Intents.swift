@@ -16,13 +16,12 @@ extension FileCoordinator {
             queue.addOperation { accessor(error) }
             return
         }
-        let box = UncheckedIntents(intents: intents)
         // The id is made first: the grant, and even the accessor, may come before `submit` returns.
         let request = CoordinationClient.shared.makeRequestID()
         submit(targets, as: request, nestedIn: nil) { [self] result in
             switch result {
             case .success(let urls):
-                for (intent, url) in zip(box.intents, urls) { intent.update(url: url) }
+                for (intent, url) in zip(intents, urls) { intent.update(url: url) }
                 queue.addOperation {
                     accessor(nil)
                     self.end(request)
@@ -42,7 +41,6 @@ extension FileCoordinator {
         with intents: [FileAccessIntent], byAccessor accessor: @Sendable ([URL]) async throws -> T
     ) async throws -> T {
         let targets = try intents.map { try target($0.url, $0.access) }
-        let box = UncheckedIntents(intents: intents)
         let slot = RequestSlot()
         let urls: [URL] = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -54,7 +52,7 @@ extension FileCoordinator {
                 }
                 slot.value = submit(targets, nestedIn: nil) { result in
                     if case .success(let urls) = result {
-                        for (intent, url) in zip(box.intents, urls) { intent.update(url: url) }
+                        for (intent, url) in zip(intents, urls) { intent.update(url: url) }
                     }
                     continuation.resume(with: result)
                 }
@@ -67,11 +65,6 @@ extension FileCoordinator {
         defer { if let id = slot.value { end(id) } }
         return try await accessor(urls)
     }
-}
-
-/// Intents captured by an outcome handler.
-struct UncheckedIntents: @unchecked Sendable {
-    let intents: [FileAccessIntent]
 }
 
 /// A request id filled in after submission, read by completion and cancellation handlers.

@@ -184,7 +184,7 @@ public final class FileCoordinator: @unchecked Sendable {
     // MARK: - Requests
 
     /// One intent as the caller gave it.
-    struct Target {
+    struct Target: Sendable {
         let url: URL
         let intent: AccessIntent
         /// Whether the granted path should be reported back even if it did not move (never for .forReplacing).
@@ -238,7 +238,6 @@ public final class FileCoordinator: @unchecked Sendable {
         }
         let deadline = timeout.map { SystemInterface.now().advanced(byNanoseconds: Self.nanoseconds($0)) }
         let failures = Self.client.failures
-        let boxedTargets = UncheckedTargets(targets: targets)
         // The handler holds the coordinator strongly (a weak reference would allocate a side table on every
         // coordinator); it is released as soon as the request is granted or failed, and every caller keeps
         // the coordinator alive until then anyway.
@@ -248,7 +247,7 @@ public final class FileCoordinator: @unchecked Sendable {
             state.withLock { $0.waiting.remove(request) }
             switch action {
             case .grant(_, let paths):
-                outcome(.success(zip(boxedTargets.targets, paths).map { target, path in
+                outcome(.success(zip(targets, paths).map { target, path in
                     target.followsMoves && path != target.intent.path ? ItemLocator.url(of: path) : target.url
                 }))
             case .fail(_, let failure):
@@ -325,10 +324,3 @@ enum OutcomeReceiver: Sendable {
         }
     }
 }
-
-/// Targets captured by an outcome handler (URLs and intents are values; the box only silences Sendable checks
-/// on Foundation's `URL` on older toolchains).
-struct UncheckedTargets: @unchecked Sendable {
-    let targets: [FileCoordinator.Target]
-}
-

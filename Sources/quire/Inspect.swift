@@ -99,7 +99,9 @@ struct Inspect: ParsableCommand {
             guard let parsed = PageRange.parse(pages) else {
                 throw CommandFailure("--pages \(pages): expected a list such as 1-3,7,10-", exitCode: CommandFailure.usage)
             }
-            selection = try parsed.indexes(pageCount: open(data).pageCount, file: file)
+            // Only an open-ended range ("10-") needs the page count; otherwise the extractor's own
+            // documents report pages that do not exist, and the file is not opened an extra time.
+            selection = try parsed.closedIndexes ?? parsed.indexes(pageCount: open(data).pageCount, file: file)
         } else {
             selection = nil
         }

@@ -25,6 +25,17 @@ struct PageRange: Equatable {
         return parts.isEmpty ? nil : PageRange(parts: parts)
     }
 
+    /// The zero-based page indexes when every part has an upper bound (no page count needed), else nil.
+    /// Pages beyond the document are reported by the extractor as `PDFError.pageOutOfRange`.
+    var closedIndexes: [Int]? {
+        var result: [Int] = []
+        for (lower, upper) in parts {
+            guard let upper else { return nil }
+            result.append(contentsOf: (lower - 1)..<upper)
+        }
+        return result
+    }
+
     /// The zero-based page indexes, in the order given.
     /// - Throws: `CommandFailure` (usage) if a page is beyond `pageCount`.
     func indexes(pageCount: Int, file: String) throws -> [Int] {

@@ -155,11 +155,9 @@ struct BadInputTests {
 
     @Test("a presenter that never relinquishes makes the waiter time out; the next coordinator still works")
     func timeoutOnSilentPresenter() throws {
-        let tree = try TemporaryTree()
-        defer { tree.remove() }
-        let file = try tree.file("f.txt", contents: "x")
-        let presenter = RecordingPresenter.registered(at: file)
-        defer { FileCoordinator.removeFilePresenter(presenter) }
+        let fixture = try PresentedFile()
+        defer { fixture.close() }
+        let (file, presenter) = (fixture.url, fixture.presenter)
         presenter.relinquish(.hold)
 
         let coordinator = FileCoordinator()

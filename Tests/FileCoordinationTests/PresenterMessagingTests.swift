@@ -9,11 +9,9 @@ struct PresenterMessagingTests {
         "§7.14 a default read: relinquish to reader, then save, on the presenter's queue, first; reacquire after"
     )
     func defaultRead() throws {
-        let tree = try TemporaryTree()
-        defer { tree.remove() }
-        let file = try tree.file("f.txt", contents: "x")
-        let presenter = RecordingPresenter.registered(at: file)
-        defer { FileCoordinator.removeFilePresenter(presenter) }
+        let fixture = try PresentedFile()
+        defer { fixture.close() }
+        let (file, presenter) = (fixture.url, fixture.presenter)
         try makeCoordinator().coordinate(readingItemAt: file) { _ in presenter.mark("read") }
         #expect(presenter.waitFor(.reacquire))
         #expect(presenter.events == [.relinquishToReader, .save, .mark("read"), .reacquire])
@@ -22,11 +20,9 @@ struct PresenterMessagingTests {
 
     @Test("§7.15 a .withoutChanges read sends only relinquish to reader (and its reacquire)")
     func readWithoutChanges() throws {
-        let tree = try TemporaryTree()
-        defer { tree.remove() }
-        let file = try tree.file("f.txt", contents: "x")
-        let presenter = RecordingPresenter.registered(at: file)
-        defer { FileCoordinator.removeFilePresenter(presenter) }
+        let fixture = try PresentedFile()
+        defer { fixture.close() }
+        let (file, presenter) = (fixture.url, fixture.presenter)
         try makeCoordinator().coordinate(readingItemAt: file, options: .withoutChanges) { _ in presenter.mark("read") }
         #expect(presenter.waitFor(.reacquire))
         #expect(presenter.events == [.relinquishToReader, .mark("read"), .reacquire])
@@ -34,11 +30,9 @@ struct PresenterMessagingTests {
 
     @Test("§7.16 a plain write: relinquish to writer, accessor, didChange, reacquire; save only with .forMerging")
     func plainAndMergingWrite() throws {
-        let tree = try TemporaryTree()
-        defer { tree.remove() }
-        let file = try tree.file("f.txt", contents: "x")
-        let presenter = RecordingPresenter.registered(at: file)
-        defer { FileCoordinator.removeFilePresenter(presenter) }
+        let fixture = try PresentedFile()
+        defer { fixture.close() }
+        let (file, presenter) = (fixture.url, fixture.presenter)
         try makeCoordinator().coordinate(writingItemAt: file) { url in
             presenter.mark("write")
             try Data("y".utf8).write(to: url)
@@ -47,9 +41,9 @@ struct PresenterMessagingTests {
         #expect(presenter.events == [.relinquishToWriter, .mark("write"), .didChange, .reacquire])
         #expect(presenter.eventsOffQueue.isEmpty)
 
-        let merging = RecordingPresenter.registered(at: try tree.file("g.txt", contents: "x"))
+        let merging = RecordingPresenter.registered(at: try fixture.tree.file("g.txt", contents: "x"))
         defer { FileCoordinator.removeFilePresenter(merging) }
-        try makeCoordinator().coordinate(writingItemAt: tree.url("g.txt"), options: .forMerging) { _ in
+        try makeCoordinator().coordinate(writingItemAt: fixture.tree.url("g.txt"), options: .forMerging) { _ in
             merging.mark("write")
         }
         #expect(merging.waitFor(.reacquire))
@@ -58,11 +52,9 @@ struct PresenterMessagingTests {
 
     @Test("§7.17 a write's accessor does not run until the presenter calls the block it got in relinquish(toWriter:)")
     func writeWaitsForDelayedRelinquish() throws {
-        let tree = try TemporaryTree()
-        defer { tree.remove() }
-        let file = try tree.file("f.txt", contents: "x")
-        let presenter = RecordingPresenter.registered(at: file)
-        defer { FileCoordinator.removeFilePresenter(presenter) }
+        let fixture = try PresentedFile()
+        defer { fixture.close() }
+        let (file, presenter) = (fixture.url, fixture.presenter)
         presenter.relinquish(.hold)
         let gate = Gate()
         let write = BackgroundCall { try makeCoordinator().coordinate(writingItemAt: file) { _ in gate.pass() } }
@@ -77,11 +69,9 @@ struct PresenterMessagingTests {
 
     @Test("§7.17 a relinquish block that is never called keeps the write waiting until cancel(): 3072, no accessor")
     func neverCalledRelinquishThenCancel() throws {
-        let tree = try TemporaryTree()
-        defer { tree.remove() }
-        let file = try tree.file("f.txt", contents: "x")
-        let presenter = RecordingPresenter.registered(at: file)
-        defer { FileCoordinator.removeFilePresenter(presenter) }
+        let fixture = try PresentedFile()
+        defer { fixture.close() }
+        let (file, presenter) = (fixture.url, fixture.presenter)
         presenter.relinquish(.hold)
         let writer = makeCoordinator()
         let ran = Locked(false)
@@ -99,11 +89,9 @@ struct PresenterMessagingTests {
 
     @Test("§7.18 a presenter's error from save or accommodate-deletion fails the access with it; no accessor runs")
     func presenterErrorsFailTheAccess() throws {
-        let tree = try TemporaryTree()
-        defer { tree.remove() }
-        let file = try tree.file("f.txt", contents: "x")
-        let presenter = RecordingPresenter.registered(at: file)
-        defer { FileCoordinator.removeFilePresenter(presenter) }
+        let fixture = try PresentedFile()
+        defer { fixture.close() }
+        let (file, presenter) = (fixture.url, fixture.presenter)
 
         presenter.failSaving(with: PresenterRefusal(reason: "cannot save now"))
         let readError = thrownError {
@@ -322,11 +310,9 @@ struct PresenterMessagingTests {
 
     @Test("§7.24 a plain write(2) without coordination gives no callback to a presenter not observing such changes")
     func uncoordinatedWriteIsNotReported() throws {
-        let tree = try TemporaryTree()
-        defer { tree.remove() }
-        let file = try tree.file("f.txt", contents: "x")
-        let presenter = RecordingPresenter.registered(at: file)
-        defer { FileCoordinator.removeFilePresenter(presenter) }
+        let fixture = try PresentedFile()
+        defer { fixture.close() }
+        let (file, presenter) = (fixture.url, fixture.presenter)
         #expect(!presenter.observesUncoordinatedChanges)
         let descriptor = open(file.path, O_WRONLY | O_TRUNC)
         try #require(descriptor >= 0)

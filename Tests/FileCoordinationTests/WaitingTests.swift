@@ -126,11 +126,9 @@ struct WaitingTests {
         "§7.6 (in-process analogue) a write waits for a read; the reader's presenter relinquishes to it before it runs"
     )
     func writerWaitsAndPresenterRelinquishesFirst() throws {
-        let tree = try TemporaryTree()
-        defer { tree.remove() }
-        let file = try tree.file("f.txt", contents: "x")
-        let presenter = RecordingPresenter.registered(at: file)
-        defer { FileCoordinator.removeFilePresenter(presenter) }
+        let fixture = try PresentedFile()
+        defer { fixture.close() }
+        let (file, presenter) = (fixture.url, fixture.presenter)
         let reader = makeCoordinator(filePresenter: presenter)
         let writerEvents = Locked<[RecordingPresenter.Event]?>(nil)
         expectWaits(

@@ -62,3 +62,23 @@ enum PackageExtensions {
 func samePath(_ lhs: URL?, _ rhs: URL?) -> Bool {
     lhs?.standardizedFileURL.path == rhs?.standardizedFileURL.path
 }
+
+/// A file in a fresh temporary tree with a registered ``RecordingPresenter``: the setup most presenter tests share.
+/// Call ``close()`` (in a `defer`) to unregister the presenter and remove the tree.
+struct PresentedFile {
+    let tree: TemporaryTree
+    let url: URL
+    let presenter: RecordingPresenter
+
+    /// Creates `name` containing "x" and registers a presenter for it.
+    init(_ name: String = "f.txt") throws {
+        tree = try TemporaryTree()
+        url = try tree.file(name, contents: "x")
+        presenter = RecordingPresenter.registered(at: url)
+    }
+
+    func close() {
+        FileCoordinator.removeFilePresenter(presenter)
+        tree.remove()
+    }
+}
