@@ -42,7 +42,9 @@ let package = Package(
         .executableTarget(name: "CoordinationExample", dependencies: ["FileCoordination"], path: "Examples/CoordinationExample"),
         .testTarget(name: "PopplerTests", dependencies: ["Poppler", "CPoppler"]),
         .testTarget(name: "CoordinationArbiterTests", dependencies: ["CoordinationArbiter"]),
-        .testTarget(name: "FileCoordinationTests", dependencies: ["FileCoordination"]),
+        // A helper process for the cross-process tests (spawned by FileCoordinationTests, never shipped).
+        .executableTarget(name: "CoordinationProbe", dependencies: ["FileCoordination"], path: "Tests/CoordinationProbe"),
+        .testTarget(name: "FileCoordinationTests", dependencies: ["FileCoordination", "CoordinationProbe"]),
         .testTarget(name: "FileCoordinationCompatTests", dependencies: ["FileCoordinationCompat"]),
         .testTarget(name: "quireTests", dependencies: ["quire"]),
     ],

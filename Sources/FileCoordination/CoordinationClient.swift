@@ -9,20 +9,29 @@ final class CoordinationClient: Sendable {
 
     let registry = PresenterRegistry()
     let failures = PresenterFailureTable()
+    let mailboxes = PresenterMailboxes()
+    let reporter: UncoordinatedChangeReporter
     private let waiting = Mutex<[RequestID: @Sendable (ClientAction) -> Void]>([:])
     private let nextRequest = Atomic<UInt64>(1)
     private let endpointStorage = Mutex<(any ArbiterEndpoint)?>(nil)
 
-    private init() {}
+    private init() {
+        let registry = self.registry
+        let mailboxes = self.mailboxes
+        reporter = UncoordinatedChangeReporter(registry: registry, mailboxes: mailboxes) { presenter, path in
+            CoordinationClient.shared.endpoint.submit(.presenterMoved(presenter, path: path))
+        }
+    }
 
     /// The arbiter endpoint, made on first use: the shared arbiter (`QUIRE_COORDINATION_SCOPE=user`, the
     /// default), connected to or hosted by this process, or this process's own (`process`).
     var endpoint: any ArbiterEndpoint {
         endpointStorage.withLock { stored in
             if let stored { return stored }
-            let messenger = PresenterMessenger(registry: registry, failures: failures) { [unowned self] message, failure in
-                self.endpoint.submit(.presenterReplied(message, failure: failure))
-            }
+            let messenger = PresenterMessenger(
+                registry: registry, failures: failures, reply: { [unowned self] message, failure in
+                    self.endpoint.submit(.presenterReplied(message, failure: failure))
+                }, mailboxes: mailboxes, reporter: reporter)
             let perform: @Sendable (ClientAction) -> Void = { [unowned self] action in
                 self.handle(action, messenger: messenger)
             }
@@ -38,6 +47,30 @@ final class CoordinationClient: Sendable {
             stored = made
             return made
         }
+    }
+
+    /// Registers a presenter with the arbiter (and the file watcher, if it observes uncoordinated changes).
+    func presenterRegistered(_ id: PresenterID, purpose: PurposeID, path: ItemPath?, observes: Bool) {
+        reporter.presenterRegistered(id, path: path, observes: observes)
+        endpoint.submit(.presenterRegistered(id, purpose: purpose, path: path, observesUncoordinatedChanges: observes))
+    }
+
+    /// Tells the arbiter (and the file watcher) where a presenter's item is now.
+    func presenterMoved(_ id: PresenterID, path: ItemPath?) {
+        reporter.presenterMoved(id, path: path)
+        endpoint.submit(.presenterMoved(id, path: path))
+    }
+
+    /// Unregisters a presenter from the arbiter and the file watcher.
+    func presenterRemoved(_ id: PresenterID) {
+        reporter.presenterRemoved(id)
+        endpoint.submit(.presenterRemoved(id))
+    }
+
+    /// Ends a granted access of this process.
+    func accessEnded(_ request: RequestID) {
+        endpoint.submit(.accessEnded(request))
+        if reporter.isActive { reporter.finished(request) }
     }
 
     /// The endpoint if it was made already (status queries must not start hosting as a side effect).
@@ -56,12 +89,19 @@ final class CoordinationClient: Sendable {
         outcome: @escaping @Sendable (ClientAction) -> Void
     ) {
         waiting.withLock { $0[id] = outcome }
+        if reporter.isActive {
+            reporter.requested(id, writeIndices: intents.indices.filter { intents[$0].writes })
+        }
         endpoint.submit(.accessRequested(id, purpose: purpose, intents: intents, deadline: deadline, nestedIn: nestedIn))
     }
 
     private func handle(_ action: ClientAction, messenger: PresenterMessenger) {
         switch action {
-        case .grant(let request, _), .fail(let request, _), .unavailable(let request, _):
+        case .grant(let request, let paths):
+            if reporter.isActive { reporter.granted(request, paths: paths) }
+            waiting.withLock { $0.removeValue(forKey: request) }?(action)
+        case .fail(let request, _), .unavailable(let request, _):
+            if reporter.isActive { reporter.finished(request) }
             waiting.withLock { $0.removeValue(forKey: request) }?(action)
         case .deliver(let delivery):
             messenger.deliver(delivery)

@@ -110,16 +110,14 @@ public final class FileCoordinator: @unchecked Sendable {
     public class func addFilePresenter(_ filePresenter: any FilePresenter) {
         let path = ItemLocator.pathIfFileURL(filePresenter.presentedItemURL)
         guard let entry = client.registry.add(filePresenter, path: path) else { return }
-        client.endpoint.submit(
-            .presenterRegistered(
-                entry.id, purpose: entry.purpose, path: path,
-                observesUncoordinatedChanges: filePresenter.observesUncoordinatedChanges))
+        client.presenterRegistered(
+            entry.id, purpose: entry.purpose, path: path, observes: filePresenter.observesUncoordinatedChanges)
     }
 
     /// Unregisters a presenter: it receives no further messages. Removing an unregistered one is harmless.
     public class func removeFilePresenter(_ filePresenter: any FilePresenter) {
         guard let id = client.registry.remove(filePresenter) else { return }
-        client.endpoint.submit(.presenterRemoved(id))
+        client.presenterRemoved(id)
     }
 
     /// The presenters registered in this process, in registration order.
@@ -291,11 +289,11 @@ public final class FileCoordinator: @unchecked Sendable {
 
     /// Ends a granted access and re-reads the own presenter's URL (a write on its behalf may have created it).
     func end(_ request: RequestID) {
-        Self.client.endpoint.submit(.accessEnded(request))
+        Self.client.accessEnded(request)
         if let ownPresenter, let entry = Self.client.registry.entry(of: ownPresenter.presenter) {
             let path = ItemLocator.pathIfFileURL(ownPresenter.presenter.presentedItemURL)
             if Self.client.registry.updatePath(entry.id, to: path) {
-                Self.client.endpoint.submit(.presenterMoved(entry.id, path: path))
+                Self.client.presenterMoved(entry.id, path: path)
             }
         }
     }

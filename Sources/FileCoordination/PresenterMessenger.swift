@@ -8,7 +8,9 @@ struct PresenterMessenger: Sendable {
     let failures: PresenterFailureTable
     let reply: @Sendable (MessageID, PresenterFailure?) -> Void
     /// One operation at a time per presenter carries all its pending messages, in order.
-    let mailboxes = PresenterMailboxes()
+    let mailboxes: PresenterMailboxes
+    /// Keeps coordinated writes from being reported again as uncoordinated changes.
+    let reporter: UncoordinatedChangeReporter
 
     func deliver(_ delivery: PresenterDelivery) {
         let message = delivery.message
@@ -25,6 +27,14 @@ struct PresenterMessenger: Sendable {
         let failures = self.failures
         let registry = self.registry
         let mailboxes = self.mailboxes
+        switch message {
+        case .relinquishToWriter:
+            reporter.relinquishing(presenter, message: id)
+        case .reacquire(let relinquishMessage):
+            reporter.reacquired(relinquishMessage)
+        default:
+            break
+        }
         switch message {
         case .relinquishToReader, .relinquishToWriter:
             let handBack: @Sendable ((@Sendable () -> Void)?) -> Void = { reacquirer in
@@ -64,7 +74,7 @@ struct PresenterMessenger: Sendable {
         case .didChange:
             mailboxes.post(presenter, on: queue) { box.presenter.presentedItemDidChange() }
         case .didMove(let path):
-            _ = registry.updatePath(delivery.presenter, to: path)
+            if registry.updatePath(delivery.presenter, to: path) { reporter.presenterMoved(delivery.presenter, path: path) }
             let url = ItemLocator.url(of: path)
             mailboxes.post(presenter, on: queue) { box.presenter.presentedItemDidMove(to: url) }
         case .subitemDidChange(let path):

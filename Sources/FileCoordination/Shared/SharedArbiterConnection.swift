@@ -45,7 +45,8 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         var buffer: [UInt8] = []
     }
 
-    private let paths: SharedArbiterPaths
+    /// Where the arbiter this connection uses lives.
+    let paths: SharedArbiterPaths
     /// Set for a configuration that can never work (an invalid scope): every request fails with it.
     private let permanentFailure: String?
     private let perform: @Sendable (ClientAction) -> Void
@@ -172,13 +173,25 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     /// Connects (or hosts and connects), says hello, declares everything recorded, starts the reader thread.
     /// Returns why it failed, or nil.
     private func establish(redeclaring: Bool) -> String? {
-        let descriptor: Int32
+        var descriptor: Int32 = -1
         var decoder = WireDecoder()
-        do {
-            descriptor = try Self.connectOrHost(paths)
-            try Self.handshake(descriptor, &decoder)
-        } catch {
-            return error.description
+        let giveUp = SystemInterface.now().nanoseconds + Self.connectionPatience
+        while descriptor < 0 {
+            do throws(ConnectionFailure) {
+                decoder = WireDecoder()
+                let connected = try Self.connectOrHost(paths)
+                try Self.handshake(connected, &decoder)
+                descriptor = connected
+            } catch {
+                switch error {
+                case .retry(let reason):
+                    // A host that is exiting still accepts connections until its process is gone: try again.
+                    if SystemInterface.now().nanoseconds >= giveUp { return reason }
+                    SocketSystem.pause(microseconds: 500)
+                case .failed(let reason):
+                    return reason
+                }
+            }
         }
         let generation = state.withLock { state -> UInt64 in
             state.descriptor = descriptor
@@ -202,14 +215,25 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             return state.generation
         }
         let handedOver = decoder
-        let thread = Thread { [self] in readLoop(descriptor, generation: generation, decoder: handedOver) }
+        let connected = descriptor
+        let thread = Thread { [self] in readLoop(connected, generation: generation, decoder: handedOver) }
         thread.name = "quire.arbiter-client"
         thread.start()
         return nil
     }
 
     /// A connected socket to the shared arbiter; hosts it on a background thread first if nobody does.
-    private static func connectOrHost(_ paths: SharedArbiterPaths) throws(FileCoordinationError) -> Int32 {
+    private static func connectOrHost(_ paths: SharedArbiterPaths) throws(ConnectionFailure) -> Int32 {
+        do {
+            return try connectOrHostOnce(paths)
+        } catch {
+            guard case .arbiterUnavailable(let reason) = error else { throw .failed("\(error)") }
+            throw .failed(reason)
+        }
+    }
+
+    /// ``connectOrHost(_:)`` with the error as thrown to callers.
+    private static func connectOrHostOnce(_ paths: SharedArbiterPaths) throws(FileCoordinationError) -> Int32 {
         try paths.prepareDirectory()
         let giveUp = SystemInterface.now().nanoseconds + connectionPatience
         while true {
@@ -244,8 +268,9 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         }
     }
 
-    /// Sends `hello` and waits (at most two seconds) for `welcome`.
-    private static func handshake(_ descriptor: Int32, _ decoder: inout WireDecoder) throws(FileCoordinationError) {
+    /// Sends `hello` and waits (at most two seconds) for `welcome`. A connection closed or reset before the
+    /// answer is worth another try (a host on its way out); a refusal is not.
+    private static func handshake(_ descriptor: Int32, _ decoder: inout WireDecoder) throws(ConnectionFailure) {
         do {
             let hello = try WireEncoder.encode(
                 .hello(version: WireProtocol.version, pid: SocketSystem.processID, commandLine: SocketSystem.commandLine))
@@ -257,22 +282,22 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                 if let frame = try decoder.next() {
                     switch frame {
                     case .welcome: return
-                    case .refused(let reason): throw FileCoordinationError.arbiterUnavailable("the shared arbiter refused: \(reason)")
-                    default: throw FileCoordinationError.arbiterUnavailable("the shared arbiter answered hello with \(frame.type)")
+                    case .refused(let reason): throw ConnectionFailure.failed("the shared arbiter refused: \(reason)")
+                    default: throw ConnectionFailure.failed("the shared arbiter answered hello with \(frame.type)")
                     }
                 }
                 let count = try SocketSystem.read(descriptor, into: &chunk)
                 guard let count, count > 0 else {
-                    throw FileCoordinationError.arbiterUnavailable("the shared arbiter closed the connection during hello")
+                    throw ConnectionFailure.retry("the shared arbiter closed the connection during hello")
                 }
                 chunk.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             }
-        } catch let error as FileCoordinationError {
+        } catch let error as ConnectionFailure {
             SocketSystem.close(descriptor)
             throw error
         } catch {
             SocketSystem.close(descriptor)
-            throw .arbiterUnavailable("hello to the shared arbiter failed: \(error)")
+            throw .retry("hello to the shared arbiter failed: \(error)")
         }
     }
 
@@ -364,6 +389,14 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         }
         for request in abandoned { perform(.unavailable(request, reason)) }
     }
+}
+
+/// Why a connection attempt failed: worth another try until the deadline, or not.
+enum ConnectionFailure: Error {
+    /// The host went away during the attempt.
+    case retry(String)
+    /// Nothing will change by trying again soon (an unsafe directory, a refusal).
+    case failed(String)
 }
 
 /// A thread waiting for a snapshot answer.

@@ -38,6 +38,8 @@ final class SharedArbiterHost: @unchecked Sendable {
         let client: ClientID
         let pid: Int32
         var welcomed = false
+        /// It registered a presenter or asked for access: a successor must wait for it to re-declare.
+        var declared = false
         var closing = false
         var decoder = WireDecoder()
         var output: [UInt8] = []
@@ -136,6 +138,7 @@ final class SharedArbiterHost: @unchecked Sendable {
         }
         let host = try SharedArbiterHost(paths: paths, lockDescriptor: lock)
         current.withLock { $0 = host }
+        installExitHandler
         StopSignals.install(wake: host.wakeWrite)
         onReady(URL(fileURLWithPath: paths.socket))
         host.run(stopOnSignal: true)
@@ -151,8 +154,10 @@ final class SharedArbiterHost: @unchecked Sendable {
         }
     }()
 
-    /// Removes the socket and the client list if no other process is connected.
+    /// Stops accepting connections (a client connecting now would be reset as the process goes), and removes
+    /// the socket and the client list if no other process is connected.
     private func removeSocketIfUnused() {
+        SocketSystem.shutDown(listener)
         guard foreignConnections.load(ordering: .acquiring) == 0 else { return }
         SocketSystem.unlinkIfPresent(paths.socket)
         SocketSystem.replaceContents(of: clientsFile, with: "")
@@ -299,7 +304,6 @@ final class SharedArbiterHost: @unchecked Sendable {
             }
             connections[slot]?.welcomed = true
             enqueue(.welcome(version: WireProtocol.version, clientID: client), to: slot)
-            writeClientList()
             return
         }
         let now = SystemInterface.now()
@@ -308,6 +312,7 @@ final class SharedArbiterHost: @unchecked Sendable {
         switch frame {
         case .presenterRegistered(let presenter, let purpose, let path, let observes):
             guard let id = global(presenter.rawValue) else { return disconnect(slot) }
+            markDeclared(slot)
             perform(arbiter.presenterRegistered(
                 PresenterID(id), client: client, purpose: purpose, path: path, observesUncoordinatedChanges: observes))
         case .presenterMoved(let presenter, let path):
@@ -318,6 +323,7 @@ final class SharedArbiterHost: @unchecked Sendable {
             perform(arbiter.presenterRemoved(PresenterID(id), from: client))
         case .accessRequested(let request, let purpose, let intents, let timeout, let nestedIn, let reclaim):
             guard let id = global(request.rawValue) else { return disconnect(slot) }
+            markDeclared(slot)
             let outer = nestedIn.flatMap { global($0.rawValue) }.map(RequestID.init)
             if reclaim {
                 perform(arbiter.accessReclaimed(RequestID(id), client: client, purpose: purpose, intents: intents, now: now))
@@ -357,6 +363,13 @@ final class SharedArbiterHost: @unchecked Sendable {
         case .hello, .welcome, .refused, .grant, .fail, .deliver, .snapshotResponse:
             disconnect(slot)
         }
+    }
+
+    /// Lists a client for a successor's grace period once it has something to re-declare.
+    private func markDeclared(_ slot: UInt64) {
+        guard connections[slot]?.declared == false else { return }
+        connections[slot]?.declared = true
+        writeClientList()
     }
 
     /// Ends the grace period when every awaited client re-declared, died, or time is up; then replays what
@@ -463,15 +476,15 @@ final class SharedArbiterHost: @unchecked Sendable {
             case .request(let client, _, _, _, _, _), .cancel(let client, _): return client == connection.client
             }
         }
+        if connection.declared { writeClientList() }
         if connection.welcomed {
-            writeClientList()
             perform(arbiter.clientDisconnected(connection.client))
         }
     }
 
     /// Records the pids of the welcomed clients for a successor's grace period.
     private func writeClientList() {
-        let pids = Set(connections.values.filter(\.welcomed).map(\.pid)).sorted()
+        let pids = Set(connections.values.filter(\.declared).map(\.pid)).sorted()
         SocketSystem.replaceContents(of: clientsFile, with: pids.map { "\($0)\n" }.joined())
     }
 }
@@ -495,5 +508,11 @@ enum StopSignals {
         action.sa_flags = 0
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
+        // A parent may have started this process with them blocked (test runners do): unblock them here.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
     }
 }

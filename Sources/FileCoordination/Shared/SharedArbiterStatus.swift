@@ -9,7 +9,7 @@ enum SharedArbiterStatus {
     ///   that does not answer.
     static func fetch(paths: SharedArbiterPaths) throws(FileCoordinationError) -> CoordinationStatus {
         if let endpoint = CoordinationClient.shared.existingEndpoint as? SharedArbiterConnection,
-            let snapshot = try? endpoint.snapshot()
+            endpoint.paths.directory.path == paths.directory.path, let snapshot = try? endpoint.snapshot()
         {
             return CoordinationStatus(scope: "user", hostPID: hostPID(paths), snapshot: snapshot, now: SystemInterface.now())
         }

@@ -1,0 +1,168 @@
+import CoordinationArbiter
+import Foundation
+import Synchronization
+
+/// Tells presenters with `observesUncoordinatedChanges` about changes made without coordination, found by an
+/// ``InotifyWatcher`` made when the first such presenter registers.
+///
+/// What a presenter hears (on its queue, in order with its coordination messages):
+/// - contents written, truncated, created or replaced by a rename → `presentedItemDidChange()`;
+/// - attribute-only changes (`touch`, `chmod`) → nothing (Quire reports contents, as Nutrient's providers do);
+/// - unlinked, or moved out of the watched directories → `accommodatePresentedItemDeletion` (the item is
+///   already gone: the completion handler's error is ignored);
+/// - renamed within a watched directory → `presentedItemDidMove(to:)`, and the presenter's item follows;
+/// - inotify lost events (queue overflow) → `presentedItemDidChange()`, conservatively.
+///
+/// Coordinated writes are not echoed: a write granted in this process suppresses its paths from grant to end
+/// (plus the watcher's grace), and a presenter asked to relinquish to another process's writer has its path
+/// suppressed until its reacquire, since coordination tells it of that write itself.
+final class UncoordinatedChangeReporter: Sendable {
+    private struct State {
+        var watcher: InotifyWatcher?
+        var observing: Set<PresenterID> = []
+        /// Write paths (intent indices) of this process's pending requests.
+        var pendingWrites: [RequestID: [Int]] = [:]
+        var localWrites: [RequestID: [CoordinatedWrite]] = [:]
+        var remoteWrites: [MessageID: CoordinatedWrite] = [:]
+    }
+
+    private let registry: PresenterRegistry
+    private let mailboxes: PresenterMailboxes
+    private let movedPresenter: @Sendable (PresenterID, ItemPath?) -> Void
+    private let state = Mutex(State())
+    /// True once a presenter observes uncoordinated changes: until then coordinated accesses pay nothing here.
+    private let active = Atomic<Bool>(false)
+
+    /// Makes a reporter; `movedPresenter` tells the arbiter where a presenter's item went.
+    init(
+        registry: PresenterRegistry, mailboxes: PresenterMailboxes,
+        movedPresenter: @escaping @Sendable (PresenterID, ItemPath?) -> Void
+    ) {
+        self.registry = registry
+        self.mailboxes = mailboxes
+        self.movedPresenter = movedPresenter
+    }
+
+    /// Whether any presenter observes uncoordinated changes (then accesses are tracked).
+    var isActive: Bool { active.load(ordering: .relaxed) }
+
+    // MARK: presenters
+
+    /// Starts watching a presenter's item, if it asks for uncoordinated changes and has one.
+    func presenterRegistered(_ presenter: PresenterID, path: ItemPath?, observes: Bool) {
+        guard observes else { return }
+        let watcher = state.withLock { state -> InotifyWatcher in
+            state.observing.insert(presenter)
+            if let watcher = state.watcher { return watcher }
+            let made = InotifyWatcher(
+                debounce: CoordinationService.uncoordinatedChangeDebounce,
+                onWarning: { message in CoordinationWarnings.report("file watching: \(message)") },
+                onEvent: { [weak self] changes in self?.report(changes) })
+            state.watcher = made
+            return made
+        }
+        active.store(true, ordering: .relaxed)
+        if let path { watch(watcher, presenter, path) }
+    }
+
+    /// Moves a presenter's watch to its item's new place (or stops it when it presents nothing).
+    func presenterMoved(_ presenter: PresenterID, path: ItemPath?) {
+        guard let watcher = state.withLock({ $0.observing.contains(presenter) ? $0.watcher : nil }) else { return }
+        if let path { watch(watcher, presenter, path) } else { watcher.unwatch(token: presenter.rawValue) }
+    }
+
+    /// Stops watching a presenter's item and ends the suppressions of its rounds.
+    func presenterRemoved(_ presenter: PresenterID) {
+        let watcher = state.withLock { state -> InotifyWatcher? in
+            state.observing.remove(presenter) != nil ? state.watcher : nil
+        }
+        watcher?.unwatch(token: presenter.rawValue)
+    }
+
+    private func watch(_ watcher: InotifyWatcher, _ presenter: PresenterID, _ path: ItemPath) {
+        do {
+            try watcher.watch(path.description, token: presenter.rawValue)
+        } catch {
+            CoordinationWarnings.report("cannot watch \(path) for uncoordinated changes: \(error)")
+        }
+    }
+
+    // MARK: suppression
+
+    /// A request of this process was submitted; `writeIndices` are the indices of its write intents.
+    func requested(_ request: RequestID, writeIndices: [Int]) {
+        guard !writeIndices.isEmpty else { return }
+        state.withLock { $0.pendingWrites[request] = writeIndices }
+    }
+
+    /// A request of this process was granted: its written paths are suppressed until it ends.
+    func granted(_ request: RequestID, paths: [ItemPath]) {
+        state.withLock { state in
+            guard let indices = state.pendingWrites.removeValue(forKey: request), let watcher = state.watcher else { return }
+            state.localWrites[request] = indices.filter { $0 < paths.count }.map {
+                watcher.beginCoordinatedWrite(paths[$0].description)
+            }
+        }
+    }
+
+    /// A request of this process failed or ended.
+    func finished(_ request: RequestID) {
+        state.withLock { state in
+            state.pendingWrites[request] = nil
+            guard let writes = state.localWrites.removeValue(forKey: request) else { return }
+            for write in writes { state.watcher?.endCoordinatedWrite(write) }
+        }
+    }
+
+    /// A presenter was asked to relinquish its item to a writer: the write will be announced to it.
+    func relinquishing(_ presenter: PresenterID, message: MessageID) {
+        guard isActive, let path = registry.entry(presenter)?.path else { return }
+        state.withLock { state in
+            guard state.observing.contains(presenter), let watcher = state.watcher else { return }
+            state.remoteWrites[message] = watcher.beginCoordinatedWrite(path.description)
+        }
+    }
+
+    /// The round of a relinquish message is over.
+    func reacquired(_ message: MessageID) {
+        guard isActive else { return }
+        state.withLock { state in
+            guard let write = state.remoteWrites.removeValue(forKey: message) else { return }
+            state.watcher?.endCoordinatedWrite(write)
+        }
+    }
+
+    // MARK: reporting
+
+    private func report(_ changes: [WatchedChange]) {
+        for change in changes {
+            let presenter = PresenterID(change.token)
+            guard let entry = registry.entry(presenter) else { continue }
+            let box = entry.box
+            let queue = box.presenter.presentedItemOperationQueue
+            switch change.kind {
+            case .contentsChanged, .overflow:
+                mailboxes.post(presenter, on: queue) { box.presenter.presentedItemDidChange() }
+            case .metadataChanged:
+                continue
+            case .deleted, .movedAway(to: nil):
+                mailboxes.post(presenter, on: queue) { box.presenter.accommodatePresentedItemDeletion { _ in } }
+            case .movedAway(let destination?):
+                let path = ItemLocator.path(ofAbsoluteOrRelative: destination, resolvingLastComponent: false)
+                if registry.updatePath(presenter, to: path) { movedPresenter(presenter, path) }
+                let url = ItemLocator.url(of: path)
+                mailboxes.post(presenter, on: queue) { box.presenter.presentedItemDidMove(to: url) }
+            }
+        }
+    }
+}
+
+/// Where the coordination layer reports trouble it cannot throw (file watching degraded, a lost host):
+/// standard error, one line each, unless `QUIRE_COORDINATION_QUIET` is set.
+enum CoordinationWarnings {
+    /// Writes `message` as `quire: warning: …`.
+    static func report(_ message: String) {
+        guard ProcessInfo.processInfo.environment["QUIRE_COORDINATION_QUIET"] == nil else { return }
+        FileHandle.standardError.write(Data("quire: warning: \(message)\n".utf8))
+    }
+}

@@ -1,0 +1,213 @@
+// A small process for the cross-process tests of FileCoordination: each subcommand does one coordinated thing
+// and reports on standard output, one line per event, flushed at once, so a test can follow it.
+//
+//   present PATH [--observes] [--silent] [--save-text T] [--accommodate-marker M]   until stdin closes
+//   write PATH [--append T] [--delete] [--check-marker M] [--timeout S]
+//   read PATH [--timeout S]
+//   hold --read|--write PATH... [--timeout S]                                        until a line on stdin
+//   storm PATH --count N --marker M
+//   host
+import FileCoordination
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func say(_ line: String) {
+    // One write(2) per line: nothing is buffered when the test kills the process.
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+@MainActor func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    let value = arguments[index + 1]
+    arguments.removeSubrange(index...(index + 1))
+    return value
+}
+@MainActor func flag(_ name: String) -> Bool {
+    guard let index = arguments.firstIndex(of: name) else { return false }
+    arguments.remove(at: index)
+    return true
+}
+
+func exitReporting(_ error: any Error) -> Never {
+    if case FileCoordinationError.timedOut = error {
+        say("timedOut")
+        exit(75)
+    }
+    say("error: \(error)")
+    exit(1)
+}
+
+final class ProbePresenter: FilePresenter, @unchecked Sendable {
+    let presentedItemURL: URL?
+    let presentedItemOperationQueue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        return queue
+    }()
+    let observesUncoordinatedChanges: Bool
+    let silent: Bool
+    let saveText: String?
+    let accommodateMarker: String?
+
+    init(url: URL, observes: Bool, silent: Bool, saveText: String?, accommodateMarker: String?) {
+        presentedItemURL = url
+        observesUncoordinatedChanges = observes
+        self.silent = silent
+        self.saveText = saveText
+        self.accommodateMarker = accommodateMarker
+    }
+
+    func relinquishPresentedItem(toReader reader: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
+        say("relinquishToReader")
+        if !silent { reader { say("reacquire") } }
+    }
+
+    func relinquishPresentedItem(toWriter writer: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
+        say("relinquishToWriter")
+        if !silent { writer { say("reacquire") } }
+    }
+
+    func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        say("savePresentedItemChanges")
+        guard let saveText, let url = presentedItemURL else { return completionHandler(nil) }
+        do {
+            try FileCoordinator(filePresenter: self).coordinate(writingItemAt: url) { url in
+                let handle = try FileHandle(forWritingTo: url)
+                defer { try? handle.close() }
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data(saveText.utf8))
+            }
+            say("saved")
+            completionHandler(nil)
+        } catch {
+            completionHandler(error)
+        }
+    }
+
+    func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        say("accommodatePresentedItemDeletion")
+        if let accommodateMarker { _ = FileManager.default.createFile(atPath: accommodateMarker, contents: Data()) }
+        completionHandler(nil)
+    }
+
+    func presentedItemDidMove(to newURL: URL) { say("presentedItemDidMove \(newURL.path)") }
+    func presentedItemDidChange() { say("presentedItemDidChange") }
+}
+
+let command = arguments.isEmpty ? "" : arguments.removeFirst()
+let timeout = option("--timeout").flatMap(Double.init).map { Duration.milliseconds(Int64($0 * 1000)) }
+
+switch command {
+case "present":
+    let presenter = ProbePresenter(
+        url: URL(fileURLWithPath: arguments.removeFirst()), observes: flag("--observes"), silent: flag("--silent"),
+        saveText: option("--save-text"), accommodateMarker: option("--accommodate-marker"))
+    FileCoordinator.addFilePresenter(presenter)
+    do { try CoordinationService.synchronize() } catch { exitReporting(error) }
+    say("ready")
+    while readLine() != nil {}
+    FileCoordinator.removeFilePresenter(presenter)
+    exit(0)
+
+case "write":
+    let append = option("--append")
+    let delete = flag("--delete")
+    let marker = option("--check-marker")
+    let url = URL(fileURLWithPath: arguments.removeFirst())
+    let coordinator = FileCoordinator()
+    coordinator.timeout = timeout
+    do {
+        try coordinator.coordinate(writingItemAt: url, options: delete ? .forDeleting : []) { url in
+            if let marker { say(FileManager.default.fileExists(atPath: marker) ? "marker-present" : "marker-missing") }
+            if delete {
+                try FileManager.default.removeItem(at: url)
+            } else if let append {
+                if !FileManager.default.fileExists(atPath: url.path) {
+                    _ = FileManager.default.createFile(atPath: url.path, contents: Data())
+                }
+                let handle = try FileHandle(forWritingTo: url)
+                defer { try? handle.close() }
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data(append.utf8))
+            }
+        }
+        say("done")
+    } catch {
+        exitReporting(error)
+    }
+
+case "read":
+    let coordinator = FileCoordinator()
+    coordinator.timeout = timeout
+    do {
+        let text = try coordinator.coordinate(readingItemAt: URL(fileURLWithPath: arguments.removeFirst())) { url in
+            try String(contentsOf: url, encoding: .utf8)
+        }
+        say("content:\(text)")
+    } catch {
+        exitReporting(error)
+    }
+
+case "hold":
+    let writes = flag("--write")
+    _ = flag("--read")
+    let intents = arguments.map { path in
+        writes ? FileAccessIntent.writingIntent(with: URL(fileURLWithPath: path))
+            : FileAccessIntent.readingIntent(with: URL(fileURLWithPath: path))
+    }
+    let coordinator = FileCoordinator()
+    coordinator.timeout = timeout
+    let done = DispatchSemaphore(value: 0)
+    let queue = OperationQueue()
+    coordinator.coordinate(with: intents, queue: queue) { error in
+        if let error { exitReporting(error) }
+        say("granted")
+        _ = readLine()
+        say("released")
+        done.signal()
+    }
+    done.wait()
+
+case "storm":
+    let count = Int(option("--count") ?? "100") ?? 100
+    let marker = option("--marker") ?? "/nonexistent"
+    let url = URL(fileURLWithPath: arguments.removeFirst())
+    let coordinator = FileCoordinator()
+    say("started")
+    for index in 1...count {
+        do {
+            try coordinator.coordinate(writingItemAt: url) { url in
+                let descriptor = open(marker, O_CREAT | O_EXCL | O_WRONLY, 0o600)
+                guard descriptor >= 0 else {
+                    say("overlap at write \(index)")
+                    exit(3)
+                }
+                close(descriptor)
+                let text = (try? String(contentsOf: url, encoding: .utf8)) ?? "0"
+                let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+                try "\(value + 1)\n".write(to: url, atomically: false, encoding: .utf8)
+                unlink(marker)
+            }
+        } catch {
+            exitReporting(error)
+        }
+        if index % 50 == 0 { say("progress \(index)") }
+    }
+    say("done \(count)")
+
+case "host":
+    do {
+        try CoordinationService.hostInForeground { socket in say("hosting \(socket.path)") }
+    } catch {
+        exitReporting(error)
+    }
+
+default:
+    say("error: unknown command '\(command)'")
+    exit(64)
+}
+exit(0)
