@@ -23,8 +23,10 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# Two executables: quire, and quire-pdf (the PDF commands; it must be installed next to quire).
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product quire
+	$(SWIFT) build -c release --static-swift-stdlib --product quire-pdf
 
 # The main job: until the document-store service exists, inspect a bundled fixture.
 run: build

@@ -1,12 +1,19 @@
 import ArgumentParser
+import QuireCommandLine
 
-/// The `quire` command: PDF inspection and, as the project grows, file coordination and the document store.
+/// The `quire` command: file coordination from the shell, and PDF inspection.
+///
+/// Two executables share one command line. `quire` links neither poppler nor cairo nor GLib, so the
+/// coordination commands start as fast as `flock(1)` allows; it parses every command, including the PDF ones
+/// (their arguments and help come from `QuireCommandLine`, so `quire inspect --help` and usage errors never
+/// load poppler), and runs a PDF command by replacing itself (`execv`) with `quire-pdf`, found next to its own
+/// executable, with the same arguments: exit status, standard streams and signals pass through untouched.
 @main
 struct Quire: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quire",
         abstract: "Inspect PDFs and work with files that other programs change at the same time.",
-        version: "0.1.0",
+        version: QuireVersion.current,
         subcommands: [Inspect.self]
     )
 }

@@ -1,0 +1,15 @@
+import ArgumentParser
+import QuireCommandLine
+
+/// `quire-pdf`: the commands of `quire` that need poppler, in their own executable so that `quire` itself
+/// starts without loading poppler, cairo and GLib. `quire` parses these commands (and prints their help),
+/// then replaces itself with this program, with the same arguments; it is not meant to be run by hand.
+@main
+struct QuirePDF: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quire",
+        abstract: "Run the PDF commands of quire (quire starts this helper; it must sit next to quire).",
+        version: QuireVersion.current,
+        subcommands: [Inspect.self]
+    )
+}
