@@ -38,10 +38,14 @@ let package = Package(
             name: "QuireCommandLine",
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // The work behind quire's coordination commands: coordinated read/replace/move/remove, exec, watch.
+        .target(name: "CoordinatedOperations", dependencies: ["FileCoordination"]),
         // `quire`: starts without poppler, cairo or GLib; runs PDF commands by replacing itself with quire-pdf.
         .executableTarget(
             name: "quire",
             dependencies: [
+                "CoordinatedOperations",
+                "FileCoordination",
                 "QuireCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

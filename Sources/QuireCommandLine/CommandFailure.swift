@@ -41,6 +41,7 @@ public struct CommandFailure: Error {
 
 extension ParsableCommand {
     /// Runs `body`; a `CommandFailure` becomes one line on standard error and its exit code.
+    @discardableResult
     public func reportingFailures<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
