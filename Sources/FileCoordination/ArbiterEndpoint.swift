@@ -18,6 +18,9 @@ enum ClientAction: Sendable {
     case grant(RequestID, paths: [ItemPath])
     case fail(RequestID, AccessFailure)
     case deliver(PresenterDelivery)
+    /// The request cannot be served: no host of the shared arbiter can be reached or started (never sent by an
+    /// arbiter; the connection reports it).
+    case unavailable(RequestID, String)
 }
 
 /// The way to the arbiter: in this process (``InProcessArbiterHost``) or, with the shared scope, a Unix
@@ -26,6 +29,8 @@ protocol ArbiterEndpoint: AnyObject, Sendable {
     /// Sends an event; the actions it causes reach the client's action handler, possibly on this thread
     /// before `submit` returns.
     func submit(_ event: ClientEvent)
-    /// A picture of the arbiter's presenters and claims (for `quire presenters` and `quire claims`).
-    func snapshot() -> ArbiterSnapshot
+    /// A picture of the arbiter's presenters and claims (for `quire presenters` and `quire claims`), taken
+    /// after every event this process submitted before the call.
+    /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` when the shared arbiter cannot answer.
+    func snapshot() throws(FileCoordinationError) -> WireSnapshot
 }

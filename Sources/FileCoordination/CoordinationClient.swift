@@ -15,20 +15,34 @@ final class CoordinationClient: Sendable {
 
     private init() {}
 
-    /// The arbiter endpoint, made on first use. Until the shared host exists every scope uses this process's
-    /// own arbiter (`QUIRE_COORDINATION_SCOPE=process`).
+    /// The arbiter endpoint, made on first use: the shared arbiter (`QUIRE_COORDINATION_SCOPE=user`, the
+    /// default), connected to or hosted by this process, or this process's own (`process`).
     var endpoint: any ArbiterEndpoint {
         endpointStorage.withLock { stored in
             if let stored { return stored }
             let messenger = PresenterMessenger(registry: registry, failures: failures) { [unowned self] message, failure in
                 self.endpoint.submit(.presenterReplied(message, failure: failure))
             }
-            let made = InProcessArbiterHost { [unowned self] action in
+            let perform: @Sendable (ClientAction) -> Void = { [unowned self] action in
                 self.handle(action, messenger: messenger)
+            }
+            let made: any ArbiterEndpoint
+            switch Result(catching: { () throws(FileCoordinationError) in try CoordinationService.scope() }) {
+            case .success(.process):
+                made = InProcessArbiterHost(perform: perform)
+            case .success(.user):
+                made = SharedArbiterConnection(paths: SharedArbiterPaths.fromEnvironment(), perform: perform)
+            case .failure(let error):
+                made = SharedArbiterConnection(failing: error.description, perform: perform)
             }
             stored = made
             return made
         }
+    }
+
+    /// The endpoint if it was made already (status queries must not start hosting as a side effect).
+    var existingEndpoint: (any ArbiterEndpoint)? {
+        endpointStorage.withLock { $0 }
     }
 
     /// A new request id, unique in this process.
@@ -47,7 +61,7 @@ final class CoordinationClient: Sendable {
 
     private func handle(_ action: ClientAction, messenger: PresenterMessenger) {
         switch action {
-        case .grant(let request, _), .fail(let request, _):
+        case .grant(let request, _), .fail(let request, _), .unavailable(let request, _):
             waiting.withLock { $0.removeValue(forKey: request) }?(action)
         case .deliver(let delivery):
             messenger.deliver(delivery)

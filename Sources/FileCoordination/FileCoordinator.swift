@@ -256,6 +256,8 @@ public final class FileCoordinator: @unchecked Sendable {
                 case .timedOut(let path): outcome(.failure(FileCoordinationError.timedOut(ItemLocator.url(of: path))))
                 case .presenterFailed(let encoded): outcome(.failure(failures.take(encoded)))
                 }
+            case .unavailable(_, let reason):
+                outcome(.failure(FileCoordinationError.arbiterUnavailable(reason)))
             case .deliver:
                 break
             }

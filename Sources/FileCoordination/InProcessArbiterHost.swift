@@ -58,8 +58,8 @@ final class InProcessArbiterHost: ArbiterEndpoint, @unchecked Sendable {
         if let batch { drain(batch) }
     }
 
-    func snapshot() -> ArbiterSnapshot {
-        state.withLock { $0.arbiter.snapshot() }
+    func snapshot() throws(FileCoordinationError) -> WireSnapshot {
+        WireSnapshot(state.withLock { $0.arbiter.snapshot() }) { _ in SocketSystem.processID }
     }
 
     private func deadlineReached(_ request: RequestID) {

@@ -98,24 +98,42 @@ final class ReplyOnce: Sendable {
     }
 }
 
-/// Presenters' errors, kept in this process while the arbiter refers to them by number.
+/// Presenters' errors on their way to the requests they failed.
+///
+/// A failure travels as a ``RemotePresenterError`` (domain, code, message), which any process can read. The
+/// process where the presenter failed also keeps the error itself for a while, so that a request of that same
+/// process gets the presenter's very error back, as Apple passes it; other processes get an `NSError` with the
+/// error's domain, code and description.
 final class PresenterFailureTable: Sendable {
-    private let errors = Mutex<[UInt64: any Error]>([:])
-    private let next = Atomic<UInt64>(1)
+    /// The most errors kept for local requests; older ones are dropped (their requests get the `NSError`).
+    static let capacity = 256
+    private let recent = Mutex<[(encoded: [UInt8], error: any Error)]>([])
 
-    /// Keeps `error` and returns the arbiter's opaque encoding of it.
+    /// Keeps `error` and returns the arbiter's encoding of it.
     func store(_ error: any Error) -> PresenterFailure {
-        let key = next.wrappingAdd(1, ordering: .relaxed).oldValue
-        errors.withLock { $0[key] = error }
-        return PresenterFailure(encoded: withUnsafeBytes(of: key.littleEndian) { Array($0) })
+        let bridged = error as NSError
+        let remote = RemotePresenterError(domain: bridged.domain, code: Int64(bridged.code), message: "\(error)")
+        let failure = remote.presenterFailure
+        recent.withLock { recent in
+            if recent.count >= Self.capacity { recent.removeFirst() }
+            recent.append((failure.encoded, error))
+        }
+        return failure
     }
 
-    /// The error behind an encoding (removed from the table).
+    /// The error behind an encoding: the original if this process kept it, else an `NSError` made from it.
     func take(_ failure: PresenterFailure) -> any Error {
-        guard failure.encoded.count == 8 else { return FileCoordinationError.presenterFailed(UnknownPresenterError()) }
-        let key = failure.encoded.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
-        if let error = errors.withLock({ $0.removeValue(forKey: key) }) { return error }
-        return FileCoordinationError.presenterFailed(UnknownPresenterError())
+        let kept = recent.withLock { recent -> (any Error)? in
+            guard let index = recent.firstIndex(where: { $0.encoded == failure.encoded }) else { return nil }
+            return recent.remove(at: index).error
+        }
+        if let kept { return kept }
+        guard let remote = RemotePresenterError(failure) else {
+            return FileCoordinationError.presenterFailed(UnknownPresenterError())
+        }
+        return NSError(
+            domain: remote.domain, code: Int(truncatingIfNeeded: remote.code),
+            userInfo: [NSLocalizedDescriptionKey: remote.message])
     }
 }
 

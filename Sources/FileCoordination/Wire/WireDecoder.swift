@@ -140,6 +140,8 @@ struct WireDecoder: Sendable {
             return .presenterReplied(message, failure: failure)
         case .snapshotRequest:
             return .snapshotRequest(tag: try reader.read(UInt64.self))
+        case .redeclared:
+            return .redeclared
         case .grant:
             let request = RequestID(try reader.read(UInt64.self))
             // A path takes at least its u16 component count.

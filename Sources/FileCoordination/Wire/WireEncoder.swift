@@ -85,6 +85,8 @@ enum WireEncoder {
             try writer.write(failure) { writer, failure throws(Sink.Failure) in try writer.writeEncoded(failure) }
         case .snapshotRequest(let tag):
             writer.write(tag)
+        case .redeclared:
+            break
         case .grant(let request, let paths):
             writer.write(request.rawValue)
             try writer.write(paths) { writer, path throws(Sink.Failure) in try writer.write(path) }

@@ -55,17 +55,19 @@ extension WireFrame {
             return .cancelRequested(request)
         case .presenterReplied(let message, let failure):
             return .presenterReplied(message, failure: failure)
-        case .hello, .welcome, .refused, .snapshotRequest, .grant, .fail, .deliver, .snapshotResponse:
+        case .hello, .welcome, .refused, .snapshotRequest, .redeclared, .grant, .fail, .deliver, .snapshotResponse:
             return nil
         }
     }
 
-    /// The frame that carries `action` to its client.
-    init(_ action: ClientAction) {
+    /// The frame that carries `action` to its client; nil for ``ClientAction/unavailable(_:_:)``, which a
+    /// client's connection reports to itself.
+    init?(_ action: ClientAction) {
         switch action {
         case .grant(let request, let paths): self = .grant(request, paths: paths)
         case .fail(let request, let failure): self = .fail(request, failure)
         case .deliver(let delivery): self = .deliver(delivery)
+        case .unavailable: return nil
         }
     }
 
@@ -79,7 +81,7 @@ extension WireFrame {
         case .deliver(let delivery):
             return .deliver(delivery)
         case .hello, .welcome, .refused, .presenterRegistered, .presenterMoved, .presenterRemoved, .accessRequested,
-            .accessEnded, .itemMoved, .cancelRequested, .presenterReplied, .snapshotRequest, .snapshotResponse:
+            .accessEnded, .itemMoved, .cancelRequested, .presenterReplied, .snapshotRequest, .redeclared, .snapshotResponse:
             return nil
         }
     }

@@ -48,6 +48,10 @@ enum WireFrame: Hashable, Sendable {
     case presenterReplied(MessageID, failure: PresenterFailure?)
     /// Asks for a snapshot of the arbiter: `u64 tag`, repeated in the answer.
     case snapshotRequest(tag: UInt64)
+    /// Sent by a client that reconnected after its host died, once it has registered its presenters and
+    /// re-declared its accesses again: no payload. The new host grants nothing new until every client of the
+    /// old host has sent it (or the grace period is over).
+    case redeclared
 
     /// ``ClientAction/grant(_:paths:)``: `u64 request, [path]`.
     case grant(RequestID, paths: [ItemPath])
@@ -75,6 +79,7 @@ enum WireFrame: Hashable, Sendable {
         case .cancelRequested: return .cancelRequested
         case .presenterReplied: return .presenterReplied
         case .snapshotRequest: return .snapshotRequest
+        case .redeclared: return .redeclared
         case .grant: return .grant
         case .fail: return .fail
         case .deliver: return .deliver

@@ -27,6 +27,8 @@ enum WireFrameType: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case presenterReplied = 0x17
     /// Client to host: send a snapshot of presenters and claims.
     case snapshotRequest = 0x18
+    /// Client to host, after a reconnection: every presenter and access of the client is declared again.
+    case redeclared = 0x19
     /// Host to client: run a request's accessor.
     case grant = 0x20
     /// Host to client: a request failed.
@@ -53,6 +55,7 @@ enum WireFrameType: UInt8, CaseIterable, Sendable, CustomStringConvertible {
         case .cancelRequested: name = "cancelRequested"
         case .presenterReplied: name = "presenterReplied"
         case .snapshotRequest: name = "snapshotRequest"
+        case .redeclared: name = "redeclared"
         case .grant: name = "grant"
         case .fail: name = "fail"
         case .deliver: name = "deliver"

@@ -81,9 +81,10 @@ import Testing
                     request: RequestID(4))),
         ]
         for action in actions {
-            let received = try #require(try WireTesting.decodeAll(WireEncoder.encode(WireFrame(action))).get().first)
+            let frame = try #require(WireFrame(action))
+            let received = try #require(try WireTesting.decodeAll(WireEncoder.encode(frame)).get().first)
             let delivered = try #require(received.clientAction)
-            #expect(WireFrame(delivered) == WireFrame(action))
+            #expect(WireFrame(delivered) == frame)
             #expect(received.clientEvent(receivedAt: Instant(nanoseconds: 0)) == nil)
         }
         let handshake = WireFrame.hello(version: 1, pid: 1, commandLine: "")

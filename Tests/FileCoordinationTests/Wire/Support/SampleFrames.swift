@@ -103,6 +103,7 @@ enum SampleFrames {
             .presenterReplied(
                 MessageID(2), failure: RemotePresenterError(domain: "", code: .max, message: "").presenterFailure),
             .snapshotRequest(tag: .max),
+            .redeclared,
             .grant(RequestID(.max), paths: [documentPath, unicodePath, .root]),
             .grant(RequestID(0), paths: []),
             .fail(RequestID(1), .cancelled),

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Where the shared arbiter lives: a private directory holding its socket, its lock file and the list of
+/// its clients (read by the next host after a crash).
+struct SharedArbiterPaths: Sendable {
+    /// The directory (mode 0700, owned by the user).
+    let directory: URL
+
+    /// The arbiter's Unix socket (mode 0600).
+    var socket: String { directory.appendingPathComponent("arbiter.sock").path }
+    /// The lock file: whoever holds an exclusive `flock` on it hosts the arbiter; it contains the host's pid.
+    var lock: String { directory.appendingPathComponent("arbiter.lock").path }
+    /// The pids of the host's clients, one per line, for the next host's grace period.
+    var clients: String { directory.appendingPathComponent("arbiter.clients").path }
+
+    /// The directory from `QUIRE_COORDINATION_DIR`, else `$XDG_RUNTIME_DIR/quire`, else `/tmp/quire-<uid>`.
+    static func fromEnvironment() -> SharedArbiterPaths {
+        let environment = ProcessInfo.processInfo.environment
+        if let configured = environment["QUIRE_COORDINATION_DIR"], !configured.isEmpty {
+            return SharedArbiterPaths(directory: URL(fileURLWithPath: configured, isDirectory: true))
+        }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            return SharedArbiterPaths(directory: URL(fileURLWithPath: runtime, isDirectory: true).appendingPathComponent("quire"))
+        }
+        return SharedArbiterPaths(directory: URL(fileURLWithPath: "/tmp/quire-\(SocketSystem.userID)", isDirectory: true))
+    }
+
+    /// Creates the directory (0700) if it is missing, then checks that it is a real directory (not a symlink)
+    /// owned by this user and closed to everyone else.
+    /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` naming the path and the fix.
+    func prepareDirectory() throws(FileCoordinationError) {
+        let path = directory.path
+        do {
+            try SocketSystem.makeDirectory(path)
+        } catch {
+            throw .arbiterUnavailable("cannot create the coordination directory \(path): \(error)")
+        }
+        try checkDirectory()
+    }
+
+    /// Checks, without creating anything, that the directory is safe to use (see ``prepareDirectory()``).
+    /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)``.
+    func checkDirectory() throws(FileCoordinationError) {
+        let path = directory.path
+        let status: (isDirectory: Bool, isSocket: Bool, owner: UInt32, mode: UInt32)
+        do {
+            status = try SocketSystem.status(of: path)
+        } catch {
+            throw .arbiterUnavailable("cannot use the coordination directory \(path): \(error)")
+        }
+        guard status.isDirectory else {
+            throw .arbiterUnavailable("the coordination directory \(path) is not a directory (or is a symbolic link)")
+        }
+        guard status.owner == SocketSystem.userID else {
+            throw .arbiterUnavailable(
+                "the coordination directory \(path) belongs to uid \(status.owner), not to this user "
+                    + "(uid \(SocketSystem.userID)); set QUIRE_COORDINATION_DIR to a directory of your own")
+        }
+        guard status.mode & 0o077 == 0 else {
+            throw .arbiterUnavailable(
+                "the coordination directory \(path) has mode \(String(status.mode, radix: 8)), "
+                    + "which lets other users in; it must be 0700 (chmod 700 \(path))")
+        }
+    }
+
+    /// Checks that the socket is a socket owned by this user with no access for others.
+    /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)``.
+    func checkSocket() throws(FileCoordinationError) {
+        let path = socket
+        let status: (isDirectory: Bool, isSocket: Bool, owner: UInt32, mode: UInt32)
+        do {
+            status = try SocketSystem.status(of: path)
+        } catch {
+            throw .arbiterUnavailable("cannot use the arbiter socket \(path): \(error)")
+        }
+        guard status.isSocket else { throw .arbiterUnavailable("\(path) is not a socket") }
+        guard status.owner == SocketSystem.userID else {
+            throw .arbiterUnavailable(
+                "the arbiter socket \(path) belongs to uid \(status.owner), not to this user (uid \(SocketSystem.userID))")
+        }
+        guard status.mode & 0o077 == 0 else {
+            throw .arbiterUnavailable(
+                "the arbiter socket \(path) has mode \(String(status.mode, radix: 8)); it must be 0600")
+        }
+    }
+}

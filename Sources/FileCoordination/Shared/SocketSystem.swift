@@ -1,0 +1,316 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An `errno` value from a failed system call, with the call's name.
+struct SystemCallError: Error, CustomStringConvertible {
+    /// The failed call, e.g. `connect`.
+    let call: String
+    /// The error number it set.
+    let errno: Int32
+
+    /// `connect: No such file or directory (errno 2)`.
+    var description: String { "\(call): \(String(cString: strerror(errno))) (errno \(errno))" }
+}
+
+/// The one place where the shared arbiter calls the operating system: Unix sockets, `flock`, `poll`, pipes
+/// and file modes. Every call that can be interrupted is retried on `EINTR` here; `close` never is.
+enum SocketSystem {
+    /// The longest socket path `sockaddr_un` can hold (without its terminating NUL).
+    static let maximumSocketPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    /// Runs `call` until it does not fail with `EINTR`; a result of -1 becomes a ``SystemCallError``.
+    @inline(__always)
+    static func retrying<T: BinaryInteger>(_ name: String, _ call: () -> T) throws(SystemCallError) -> T {
+        while true {
+            let result = call()
+            if result != -1 { return result }
+            let code = Glibc.errno
+            if code != EINTR { throw SystemCallError(call: name, errno: code) }
+        }
+    }
+
+    /// Closes a descriptor (never retried: on Linux the descriptor is gone even after `EINTR`).
+    static func close(_ descriptor: Int32) {
+        _ = Glibc.close(descriptor)
+    }
+
+    /// The real user id of this process.
+    static var userID: UInt32 { getuid() }
+
+    /// `lstat(2)`: type, owner and permission bits of a path, not following a final symlink.
+    static func status(of path: String) throws(SystemCallError) -> (isDirectory: Bool, isSocket: Bool, owner: UInt32, mode: UInt32) {
+        var info = stat()
+        _ = try retrying("lstat") { lstat(path, &info) }
+        let type = info.st_mode & S_IFMT
+        return (type == S_IFDIR, type == S_IFSOCK, info.st_uid, info.st_mode & 0o7777)
+    }
+
+    /// `mkdir(2)` with mode 0700; an existing path is not an error.
+    static func makeDirectory(_ path: String) throws(SystemCallError) {
+        if mkdir(path, 0o700) == 0 || Glibc.errno == EEXIST { return }
+        throw SystemCallError(call: "mkdir", errno: Glibc.errno)
+    }
+
+    /// `chmod(2)`.
+    static func changeMode(_ path: String, to mode: mode_t) throws(SystemCallError) {
+        _ = try retrying("chmod") { chmod(path, mode) }
+    }
+
+    /// `unlink(2)`; a missing file is not an error.
+    static func unlinkIfPresent(_ path: String) {
+        _ = unlink(path)
+    }
+
+    /// Opens (creating, mode 0600) the lock file and tries to take an exclusive `flock` on it without waiting.
+    /// Returns the descriptor holding the lock, or nil if another process holds it.
+    static func tryExclusiveLock(_ path: String) throws(SystemCallError) -> Int32? {
+        let descriptor = try retrying("open") { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        do throws(SystemCallError) {
+            _ = try retrying("flock") { flock(descriptor, LOCK_EX | LOCK_NB) }
+            return descriptor
+        } catch where error.errno == EWOULDBLOCK {
+            close(descriptor)
+            return nil
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    /// Replaces the contents of an open file with `text` (used for the lock file's pid and the client list).
+    static func replaceContents(of descriptor: Int32, with text: String) {
+        var bytes = Array(text.utf8)
+        _ = ftruncate(descriptor, 0)
+        bytes.withUnsafeMutableBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = pwrite(descriptor, raw.baseAddress! + offset, raw.count - offset, off_t(offset))
+                if written < 0 && Glibc.errno == EINTR { continue }
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+
+    /// The contents of a small file, or nil if it cannot be read.
+    static func readSmallFile(_ path: String, limit: Int = 1 << 20) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < limit {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && Glibc.errno == EINTR { continue }
+            if count <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether a process with this pid exists (`kill(pid, 0)`; a process of another user counts).
+    static func processExists(_ pid: Int32) -> Bool {
+        pid > 0 && (kill(pid, 0) == 0 || Glibc.errno == EPERM)
+    }
+
+    /// Fills a `sockaddr_un` for `path` and calls `body` with it; throws `ENAMETOOLONG` for a long path.
+    private static func withAddress<R>(
+        _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R
+    ) throws(SystemCallError) -> R {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count <= maximumSocketPathLength else { throw SystemCallError(call: "bind", errno: ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+    }
+
+    /// A non-blocking listening Unix stream socket bound at `path` (a stale file there is replaced), mode 0600.
+    static func listen(at path: String) throws(SystemCallError) -> Int32 {
+        let descriptor = try retrying("socket") {
+            socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        }
+        do throws(SystemCallError) {
+            unlinkIfPresent(path)
+            let bound = try withAddress(path) { Glibc.bind(descriptor, $0, $1) }
+            if bound != 0 { throw SystemCallError(call: "bind", errno: Glibc.errno) }
+            try changeMode(path, to: 0o600)
+            _ = try retrying("listen") { Glibc.listen(descriptor, 512) }
+            return descriptor
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    /// A blocking Unix stream socket connected to `path`.
+    static func connect(to path: String) throws(SystemCallError) -> Int32 {
+        let descriptor = try retrying("socket") {
+            socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
+        do throws(SystemCallError) {
+            while true {
+                let result = try withAddress(path) { Glibc.connect(descriptor, $0, $1) }
+                if result == 0 { return descriptor }
+                if Glibc.errno != EINTR { throw SystemCallError(call: "connect", errno: Glibc.errno) }
+            }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    /// Accepts a connection as a non-blocking socket, or nil when none is pending.
+    static func accept(_ listener: Int32) throws(SystemCallError) -> Int32? {
+        do throws(SystemCallError) {
+            return try retrying("accept4") {
+                acceptWithFlags(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+            }
+        } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK || error.errno == ECONNABORTED {
+            return nil
+        }
+    }
+
+    /// The process and user at the other end of a Unix socket (`SO_PEERCRED`).
+    static func peerCredentials(of descriptor: Int32) throws(SystemCallError) -> (pid: Int32, uid: UInt32) {
+        var credentials = PeerCredentials()
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+        _ = try retrying("getsockopt") { getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) }
+        return (credentials.pid, credentials.uid)
+    }
+
+    /// Reads into `buffer`: the byte count, 0 at end of stream, nil when a non-blocking socket has nothing.
+    static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int? {
+        do throws(SystemCallError) {
+            return try retrying("read") { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
+        } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+            return nil
+        }
+    }
+
+    /// Writes what a non-blocking socket takes of `bytes` now; never raises SIGPIPE.
+    static func send(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
+        do throws(SystemCallError) {
+            return try retrying("send") { Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+        } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+            return 0
+        }
+    }
+
+    /// Writes all of `bytes` to a blocking socket; never raises SIGPIPE.
+    static func sendAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemCallError) {
+        var offset = 0
+        while offset < bytes.count {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+            offset += try retrying("send") { Glibc.send(descriptor, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL)) }
+        }
+    }
+
+    /// Writes all of `bytes` to a blocking socket; never raises SIGPIPE.
+    static func sendAll(_ descriptor: Int32, _ bytes: [UInt8]) throws(SystemCallError) {
+        try bytes.withUnsafeBytes { raw in Result { () throws(SystemCallError) in try sendAll(descriptor, raw) } }.get()
+    }
+
+    /// Writes what a non-blocking socket takes now of `bytes` from `start` on.
+    static func send(_ descriptor: Int32, _ bytes: [UInt8], from start: Int) throws(SystemCallError) -> Int {
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(SystemCallError) in try send(descriptor, UnsafeRawBufferPointer(rebasing: raw[start...])) }
+        }.get()
+    }
+
+    /// Reads into `buffer` as ``read(_:into:)-(_,UnsafeMutableRawBufferPointer)``.
+    static func read(_ descriptor: Int32, into buffer: inout [UInt8]) throws(SystemCallError) -> Int? {
+        try buffer.withUnsafeMutableBytes { raw in
+            Result { () throws(SystemCallError) in try read(descriptor, into: raw) }
+        }.get()
+    }
+
+    /// Shuts a socket down in both directions, waking a thread blocked reading it.
+    static func shutDown(_ descriptor: Int32) {
+        _ = shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
+    /// A non-blocking, close-on-exec pipe: (read end, write end).
+    static func makeWakePipe() throws(SystemCallError) -> (Int32, Int32) {
+        var ends: [Int32] = [0, 0]
+        _ = try retrying("pipe2") { pipeWithFlags(&ends, O_CLOEXEC | O_NONBLOCK) }
+        return (ends[0], ends[1])
+    }
+
+    /// Writes one byte to a wake pipe (async-signal-safe).
+    static func wake(_ descriptor: Int32) {
+        var byte: UInt8 = 1
+        _ = Glibc.write(descriptor, &byte, 1)
+    }
+
+    /// Empties a wake pipe.
+    static func drainWakePipe(_ descriptor: Int32) {
+        var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while withUnsafeMutableBytes(of: &bytes, { Glibc.read(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
+    /// `poll(2)` on `descriptors`; `timeout` in milliseconds, -1 to wait forever. Returns when something is
+    /// ready, the time is up, or a signal interrupts (then nothing is marked ready).
+    static func poll(_ descriptors: inout [pollfd], timeout: Int32) throws(SystemCallError) {
+        let result = descriptors.withUnsafeMutableBufferPointer {
+            Glibc.poll($0.baseAddress, nfds_t($0.count), timeout)
+        }
+        if result < 0 && Glibc.errno != EINTR { throw SystemCallError(call: "poll", errno: Glibc.errno) }
+        if result < 0 { for index in descriptors.indices { descriptors[index].revents = 0 } }
+    }
+
+    /// Sleeps for a short while (`nanosleep`), used only between connection attempts with a deadline.
+    static func pause(microseconds: Int) {
+        var request = timespec(tv_sec: 0, tv_nsec: microseconds * 1000)
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) == -1 && Glibc.errno == EINTR { request = remaining }
+    }
+
+    /// Sets `SO_RCVTIMEO` (0 waits forever).
+    static func setReceiveTimeout(_ descriptor: Int32, seconds: Int) {
+        var value = timeval(tv_sec: seconds, tv_usec: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// `getpid(2)`.
+    static var processID: Int32 { getpid() }
+
+    /// This process's command line from `/proc/self/cmdline`, arguments separated by spaces.
+    static var commandLine: String {
+        let raw = readSmallFile("/proc/self/cmdline", limit: 4096) ?? ""
+        return String(raw.map { $0 == "\0" ? " " : $0 }).trimmingTrailingSpaces()
+    }
+}
+
+/// `accept4(2)` and `pipe2(2)`, which Glibc's Swift module does not export (they are GNU extensions), looked
+/// up once: creating descriptors close-on-exec atomically matters, since `quire exec` spawns children while
+/// the host thread accepts connections.
+private let acceptWithFlags = unsafeBitCast(
+    dlsym(nil, "accept4"),
+    to: (@convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32).self)
+private let pipeWithFlags = unsafeBitCast(
+    dlsym(nil, "pipe2"), to: (@convention(c) (UnsafeMutablePointer<Int32>?, Int32) -> Int32).self)
+
+/// `struct ucred` from `<sys/socket.h>`, which Glibc's Swift module does not export.
+private struct PeerCredentials {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}
+
+extension String {
+    /// The string without trailing spaces.
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var end = endIndex
+        while end > startIndex, self[index(before: end)] == " " { end = index(before: end) }
+        return String(self[..<end])
+    }
+}
