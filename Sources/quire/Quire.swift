@@ -14,6 +14,9 @@ struct Quire: ParsableCommand {
         commandName: "quire",
         abstract: "Inspect PDFs and work with files that other programs change at the same time.",
         version: QuireVersion.current,
-        subcommands: [Inspect.self, Read.self, Write.self, Exec.self, Move.self, Remove.self, Watch.self]
+        subcommands: [
+            Inspect.self, Coordinator.self, Watch.self, Read.self, Write.self, Exec.self, Move.self, Remove.self,
+            Presenters.self, Claims.self,
+        ]
     )
 }

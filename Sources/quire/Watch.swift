@@ -49,6 +49,7 @@ struct Watch: ParsableCommand {
                 WatchingPresenter(url: URL(fileURLWithPath: file)) { printer.print($0) }
             }
             for presenter in presenters { FileCoordinator.addFilePresenter(presenter) }
+            try CoordinationService.synchronize()
             StandardStreams.printError("watching \(presenters.count) item(s)")
             stop.wait()
             for presenter in presenters { FileCoordinator.removeFilePresenter(presenter) }
