@@ -41,6 +41,7 @@ public enum ChildProcess {
     /// Runs `command` (`command[0]` looked up in `PATH`) and waits for it to end.
     public static func run(_ command: [String]) throws -> Termination {
         precondition(!command.isEmpty, "ChildProcess.run needs a command")
+        TerminationSignals.unblock()
         let previous = SignalForwarding.install()
         defer { SignalForwarding.restore(previous) }
         let pid = try spawn(command)
@@ -120,5 +121,17 @@ enum SignalForwarding {
             var old = old
             sigaction(signal, &old, nil)
         }
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP, the signals that ask a command to stop.
+public enum TerminationSignals {
+    /// Unblocks them on the calling thread: a process started with them blocked (some supervisors and test
+    /// runners start children so) would otherwise never see them, and threads made later inherit the mask.
+    public static func unblock() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }

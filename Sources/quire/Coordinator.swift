@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoordinatedOperations
 import FileCoordination
 import QuireCommandLine
 
@@ -23,6 +24,7 @@ struct Coordinator: ParsableCommand {
 
     func run() throws {
         try reportingCoordinationFailures {
+            TerminationSignals.unblock()
             try CoordinationService.hostInForeground { socket in
                 StandardStreams.printError("hosting the shared arbiter at \(socket.path) (pid \(getpid()))")
             }

@@ -19,4 +19,29 @@ struct Quire: ParsableCommand {
             Presenters.self, Claims.self,
         ]
     )
+
+    /// Parses and runs the command. Usage errors are one line, `quire: error: …`, and exit code 64, like every
+    /// other failure; help and `--version` print as usual.
+    static func main() {
+        let command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            exitOnUsageError(error)
+        }
+        do {
+            var command = command
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    private static func exitOnUsageError(_ error: any Error) -> Never {
+        let code = exitCode(for: error)
+        let message = message(for: error)
+        guard code != .success, let line = message.split(separator: "\n").first else { exit(withError: error) }
+        StandardStreams.printError("quire: error: \(line.trimmingPrefix("Error: ")) (see quire --help)")
+        exit(withError: ExitCode(code == .validationFailure ? CommandFailure.usage : code.rawValue))
+    }
 }

@@ -12,7 +12,9 @@ struct Remove: ParsableCommand {
         commandName: "rm",
         abstract: "Delete a file (or, with -r, a directory) in coordination; its presenters let go first.",
         discussion: """
-            Exit codes: 0 success; 64 a directory without -r; \(CommandFailure.coordinationCodes)
+            Without -r, a directory is refused (bad usage, 64).
+
+            Exit codes: 0 success; \(CommandFailure.coordinationCodes)
             """
     )
 

@@ -36,6 +36,7 @@ struct Watch: ParsableCommand {
             if let count, count < 1 {
                 throw CommandFailure("--count must be at least 1", exitCode: CommandFailure.usage)
             }
+            TerminationSignals.unblock()
             let stop = DispatchSemaphore(value: 0)
             let printer = WatchPrinter(json: json, limit: count) { stop.signal() }
             let signals = [SIGINT, SIGTERM].map { number in
