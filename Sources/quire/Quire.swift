@@ -1,6 +1,10 @@
 import ArgumentParser
 import QuireCommandLine
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The `quire` command: file coordination from the shell, and PDF inspection.
 ///
 /// Two executables share one command line. `quire` links neither poppler nor cairo nor GLib, so the
@@ -23,6 +27,7 @@ struct Quire: ParsableCommand {
     /// Parses and runs the command. Usage errors are one line, `quire: error: …`, and exit code 64, like every
     /// other failure; help and `--version` print as usual.
     static func main() {
+        if let status = Exec.runPlainForm(CommandLine.arguments.dropFirst()) { Glibc.exit(status) }
         let command: any ParsableCommand
         do {
             command = try parseAsRoot()
