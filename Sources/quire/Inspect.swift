@@ -1,7 +1,8 @@
 import ArgumentParser
 import QuireCommandLine
 
-/// `quire inspect`: parsed here, run by the `quire-pdf` helper, which links poppler.
+/// `quire inspect`, as `quire --help` lists it. `Quire.main()` hands `inspect` to the `quire-pdf` helper (which
+/// links poppler) before parsing; `run()` does the same for any other way in.
 struct Inspect: ParsableCommand {
     static let configuration = InspectArguments.configuration
 

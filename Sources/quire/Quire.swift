@@ -8,10 +8,11 @@ import Glibc
 /// The `quire` command: file coordination from the shell, and PDF inspection.
 ///
 /// Two executables share one command line. `quire` links neither poppler nor cairo nor GLib, so the
-/// coordination commands start as fast as `flock(1)` allows; it parses every command, including the PDF ones
-/// (their arguments and help come from `QuireCommandLine`, so `quire inspect --help` and usage errors never
-/// load poppler), and runs a PDF command by replacing itself (`execv`) with `quire-pdf`, found next to its own
-/// executable, with the same arguments: exit status, standard streams and signals pass through untouched.
+/// coordination commands start as fast as `flock(1)` allows. For a PDF command it replaces itself (`execv`)
+/// with `quire-pdf`, found next to its own executable, with the same arguments, before parsing them: exit
+/// status, standard streams and signals are the helper's. Both parse the PDF commands with the definitions in
+/// `QuireCommandLine`, so help and errors are the same wherever they are printed, and `quire --help` lists
+/// every command.
 @main
 struct Quire: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,29 +25,22 @@ struct Quire: ParsableCommand {
         ]
     )
 
-    /// Parses and runs the command. Usage errors are one line, `quire: error: …`, and exit code 64, like every
-    /// other failure; help and `--version` print as usual.
+    /// Runs the command. Two forms skip ArgumentParser, whose start-up reflection costs about 3 ms: the plain
+    /// form of `exec`, and `inspect`, which goes straight to `quire-pdf` (it parses the same arguments, with the
+    /// same help and errors). Usage errors are one line and exit code 64, like every other failure.
     static func main() {
-        if let status = Exec.runPlainForm(CommandLine.arguments.dropFirst()) { Glibc.exit(status) }
-        let command: any ParsableCommand
-        do {
-            command = try parseAsRoot()
-        } catch {
-            exitOnUsageError(error)
+        let arguments = CommandLine.arguments.dropFirst()
+        if let status = Exec.runPlainForm(arguments) { Glibc.exit(status) }
+        if arguments.first == InspectArguments.configuration.commandName {
+            do {
+                try PDFHelper.replaceProcess()
+            } catch let failure as CommandFailure {
+                StandardStreams.printError("quire: error: \(failure.message)")
+                Glibc.exit(failure.exitCode)
+            } catch {
+                Glibc.exit(CommandFailure.software)
+            }
         }
-        do {
-            var command = command
-            try command.run()
-        } catch {
-            exit(withError: error)
-        }
-    }
-
-    private static func exitOnUsageError(_ error: any Error) -> Never {
-        let code = exitCode(for: error)
-        let message = message(for: error)
-        guard code != .success, let line = message.split(separator: "\n").first else { exit(withError: error) }
-        StandardStreams.printError("quire: error: \(line.trimmingPrefix("Error: ")) (see quire --help)")
-        exit(withError: ExitCode(code == .validationFailure ? CommandFailure.usage : code.rawValue))
+        mainWithOneLineUsageErrors()
     }
 }
