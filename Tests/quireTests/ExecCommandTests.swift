@@ -40,7 +40,7 @@ struct ExecCommandTests {
         #expect(notExecutable.errorLines.count == 1 && notExecutable.standardError.hasPrefix("quire: error: "))
     }
 
-    @Test("the command starts with an empty signal mask and no ignored signals it could reset")
+    @Test("the command starts with an empty signal mask")
     func signalMask() throws {
         let sandbox = try CoordinationSandbox()
         let file = try sandbox.make("f")

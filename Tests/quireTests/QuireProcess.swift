@@ -29,6 +29,18 @@ struct QuireProcess {
 
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
 
+    /// A process for `quire arguments…` with `extra` added to this process's environment (and 100 columns).
+    static func makeProcess(_ arguments: [String], environment extra: [String: String]) -> Process {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["COLUMNS"] = "100"
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        return process
+    }
+
     /// Makes writes to the standard input of a child that exited fail with EPIPE instead of killing the tests.
     static let ignoringBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
 
@@ -38,13 +50,7 @@ struct QuireProcess {
         _ arguments: [String], environment extra: [String: String] = [:], input: Data? = nil,
         timeout: TimeInterval = 60
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["COLUMNS"] = "100"
-        environment.merge(extra) { $1 }
-        process.environment = environment
+        let process = makeProcess(arguments, environment: extra)
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output

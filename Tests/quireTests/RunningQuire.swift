@@ -3,7 +3,7 @@ import Foundation
 /// A `quire` started in the background (a holder, a watcher, a coordinator) whose output lines a test waits
 /// for, with bounded waits only.
 final class RunningQuire: @unchecked Sendable {
-    private let process = Process()
+    private let process: Process
     private let input = Pipe()
     private let condition = NSCondition()
     private var output = Data()
@@ -13,12 +13,7 @@ final class RunningQuire: @unchecked Sendable {
     /// Starts `quire arguments…` with `environment` added; standard input stays open until ``closeInput()``.
     init(_ arguments: [String], environment extra: [String: String]) throws {
         QuireProcess.ignoringBrokenPipes
-        process.executableURL = QuireProcess.executable
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["COLUMNS"] = "100"
-        environment.merge(extra) { $1 }
-        process.environment = environment
+        process = QuireProcess.makeProcess(arguments, environment: extra)
         let outputPipe = Pipe()
         let errorPipe = Pipe()
         process.standardInput = input
