@@ -6,7 +6,7 @@ SWIFT ?= swift
 APT_PACKAGES := pkg-config libpoppler-glib-dev libcairo2-dev libpng-dev libglib2.0-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: all deps build run test release clean fixtures bench compare
+.PHONY: all deps build run test release clean fixtures bench compare compare-coordination
 
 all: build
 
@@ -23,8 +23,10 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# Two executables: quire, and quire-pdf (the PDF commands; it must be installed next to quire).
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product quire
+	$(SWIFT) build -c release --static-swift-stdlib --product quire-pdf
 
 # The main job: until the document-store service exists, inspect a bundled fixture.
 run: build
@@ -45,6 +47,10 @@ bench: deps
 # Side-by-side timings against poppler-utils with hyperfine (release build).
 compare: deps
 	Benchmarks/compare-poppler-utils.sh
+
+# quire exec --write F -- true against flock F true, with hyperfine (release build; target: at most 4x).
+compare-coordination: deps
+	Benchmarks/compare-coordination.sh
 
 clean:
 	rm -rf .build

@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "FileCoordination", targets: ["FileCoordination"]),
         .library(name: "FileCoordinationCompat", targets: ["FileCoordinationCompat"]),
         .executable(name: "quire", targets: ["quire"]),
+        .executable(name: "quire-pdf", targets: ["quire-pdf"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -32,10 +33,29 @@ let package = Package(
         .target(name: "FileCoordination", dependencies: ["CoordinationArbiter"]),
         // Apple's names (NSFileCoordinator, NSFilePresenter, NSFileAccessIntent) over the same machinery.
         .target(name: "FileCoordinationCompat", dependencies: ["FileCoordination"]),
+        // The command line: arguments and help shared by both executables (no poppler here).
+        .target(
+            name: "QuireCommandLine",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // The work behind quire's coordination commands: coordinated read/replace/move/remove, exec, watch.
+        .target(name: "CoordinatedOperations", dependencies: ["FileCoordination"]),
+        // `quire`: starts without poppler, cairo or GLib; runs PDF commands by replacing itself with quire-pdf.
         .executableTarget(
             name: "quire",
             dependencies: [
+                "CoordinatedOperations",
+                "FileCoordination",
+                "QuireCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // `quire-pdf`: the commands that need poppler; must be installed next to `quire`.
+        .executableTarget(
+            name: "quire-pdf",
+            dependencies: [
                 "Poppler",
+                "QuireCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -46,7 +66,7 @@ let package = Package(
         .executableTarget(name: "CoordinationProbe", dependencies: ["FileCoordination"], path: "Tests/CoordinationProbe"),
         .testTarget(name: "FileCoordinationTests", dependencies: ["FileCoordination", "CoordinationProbe"]),
         .testTarget(name: "FileCoordinationCompatTests", dependencies: ["FileCoordinationCompat"]),
-        .testTarget(name: "quireTests", dependencies: ["quire"]),
+        .testTarget(name: "quireTests", dependencies: ["quire", "quire-pdf"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -55,7 +55,10 @@ if [ -n "${QUIRE_BIN:-}" ]; then
     quire="$QUIRE_BIN"
 else
     say "building quire (release, --static-swift-stdlib, scratch path .build-release)"
-    (cd "$repo" && swift build -c release --static-swift-stdlib --product quire --scratch-path .build-release)
+    # quire runs the PDF commands through the quire-pdf helper next to it: build both.
+    for product in quire quire-pdf; do
+        (cd "$repo" && swift build -c release --static-swift-stdlib --product "$product" --scratch-path .build-release)
+    done
     quire="$(cd "$repo" && swift build -c release --static-swift-stdlib --scratch-path .build-release --show-bin-path)/quire"
 fi
 [ -x "$quire" ] || { echo "compare-poppler-utils.sh: no quire binary at $quire" >&2; exit 1; }

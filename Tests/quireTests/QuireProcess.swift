@@ -29,21 +29,44 @@ struct QuireProcess {
 
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
 
-    /// Runs `quire arguments…`; kills it and fails the result after `timeout` seconds.
-    static func run(_ arguments: [String], timeout: TimeInterval = 60) throws -> Result {
+    /// A process for `quire arguments…` with `extra` added to this process's environment (and 100 columns).
+    static func makeProcess(_ arguments: [String], environment extra: [String: String]) -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "100"
+        environment.merge(extra) { $1 }
         process.environment = environment
+        return process
+    }
+
+    /// Makes writes to the standard input of a child that exited fail with EPIPE instead of killing the tests.
+    static let ignoringBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
+    /// Runs `quire arguments…` with `input` on standard input (empty by default) and `environment` added to
+    /// this process's; kills it and fails the result after `timeout` seconds.
+    static func run(
+        _ arguments: [String], environment extra: [String: String] = [:], input: Data? = nil,
+        timeout: TimeInterval = 60
+    ) throws -> Result {
+        let process = makeProcess(arguments, environment: extra)
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
         process.standardError = error
+        QuireProcess.ignoringBrokenPipes
+        let inputPipe = input.map { _ in Pipe() }
+        if let inputPipe { process.standardInput = inputPipe }
         let done = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in done.signal() }
         try process.run()
+        if let inputPipe, let input {
+            DispatchQueue.global().async {
+                try? inputPipe.fileHandleForWriting.write(contentsOf: input)
+                try? inputPipe.fileHandleForWriting.close()
+            }
+        }
         // Drain both pipes while the child runs so a large output cannot block it.
         let outputData = LockedData()
         let errorData = LockedData()

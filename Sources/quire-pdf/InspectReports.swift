@@ -1,19 +1,10 @@
 import Poppler
+import QuireCommandLine
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-
-/// Encodes the command's JSON output: sorted keys, ISO 8601 dates.
-enum JSONOutput {
-    static func encode(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-}
 
 /// What `quire inspect FILE` prints.
 struct InfoReport: Encodable {

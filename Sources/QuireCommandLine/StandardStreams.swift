@@ -5,19 +5,19 @@ import Darwin
 #endif
 
 /// The one place where the command writes to its standard streams: whole buffers, retrying `EINTR`.
-enum StandardStreams {
+public enum StandardStreams {
     /// Writes bytes to standard output; a closed pipe ends the write quietly.
-    static func write(_ bytes: some Sequence<UInt8>) {
+    public static func write(_ bytes: some Sequence<UInt8>) {
         write(Array(bytes), to: 1)
     }
 
     /// Writes a string to standard output.
-    static func print(_ text: String) {
+    public static func print(_ text: String) {
         write(Array(text.utf8), to: 1)
     }
 
     /// Writes one line to standard error.
-    static func printError(_ line: String) {
+    public static func printError(_ line: String) {
         write(Array((line + "\n").utf8), to: 2)
     }
 

@@ -1,3 +1,5 @@
+import QuireCommandLine
+
 /// A 1-based page selection such as `1-3,7,10-`, as typed on the command line.
 struct PageRange: Equatable {
     /// Inclusive bounds; `upper == nil` means "to the last page".

@@ -1,0 +1,99 @@
+import Foundation
+
+/// A `quire` started in the background (a holder, a watcher, a coordinator) whose output lines a test waits
+/// for, with bounded waits only.
+final class RunningQuire: @unchecked Sendable {
+    private let process: Process
+    private let input = Pipe()
+    private let condition = NSCondition()
+    private var output = Data()
+    private var error = Data()
+    private var exited = false
+
+    /// Starts `quire arguments…` with `environment` added; standard input stays open until ``closeInput()``.
+    init(_ arguments: [String], environment extra: [String: String]) throws {
+        QuireProcess.ignoringBrokenPipes
+        process = QuireProcess.makeProcess(arguments, environment: extra)
+        let outputPipe = Pipe()
+        let errorPipe = Pipe()
+        process.standardInput = input
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
+        for (pipe, isOutput) in [(outputPipe, true), (errorPipe, false)] {
+            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let data = handle.availableData
+                if data.isEmpty { handle.readabilityHandler = nil }
+                guard let self else { return }
+                condition.withLock {
+                    if isOutput { output.append(data) } else { error.append(data) }
+                    condition.broadcast()
+                }
+            }
+        }
+        process.terminationHandler = { [weak self] _ in
+            guard let self else { return }
+            condition.withLock {
+                exited = true
+                condition.broadcast()
+            }
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    /// The process id.
+    var pid: Int32 { process.processIdentifier }
+
+    /// Standard output so far.
+    var standardOutput: String { condition.withLock { String(decoding: output, as: UTF8.self) } }
+
+    /// Standard error so far.
+    var standardError: String { condition.withLock { String(decoding: error, as: UTF8.self) } }
+
+    /// Waits until standard output (or standard error) contains `text`; false after `timeout` seconds or if the
+    /// process ended without printing it.
+    func waitFor(_ text: String, inStandardError: Bool = false, timeout: TimeInterval = 20) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        return condition.withLock {
+            while true {
+                let data = inStandardError ? error : output
+                if String(decoding: data, as: UTF8.self).contains(text) { return true }
+                if exited || !condition.wait(until: deadline) { return false }
+            }
+        }
+    }
+
+    /// Waits until standard output holds at least `count` lines.
+    func waitForLines(_ count: Int, timeout: TimeInterval = 20) -> [String] {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        return condition.withLock {
+            while true {
+                let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+                if lines.count >= count || exited || !condition.wait(until: deadline) { return lines }
+            }
+        }
+    }
+
+    /// Closes standard input (a holder running `read` then lets go).
+    func closeInput() {
+        try? input.fileHandleForWriting.close()
+    }
+
+    /// Sends SIGTERM.
+    func terminate() {
+        process.terminate()
+    }
+
+    /// Waits for the exit status; nil after `timeout` seconds.
+    func waitForExit(timeout: TimeInterval = 20) -> Int32? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        let done = condition.withLock {
+            while !exited { if !condition.wait(until: deadline) { return false } }
+            return true
+        }
+        return done ? process.terminationStatus : nil
+    }
+}
