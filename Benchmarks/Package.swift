@@ -37,5 +37,11 @@ let package = Package(
             dependencies: [.product(name: "FileCoordination", package: "Quire")],
             path: "CoordinationLatency"
         ),
+        // The cross-process figures of issue 5 (host in a child process; writers in child processes).
+        .executableTarget(
+            name: "CrossProcessLatency",
+            dependencies: [.product(name: "FileCoordination", package: "Quire")],
+            path: "CrossProcessLatency"
+        ),
     ]
 )

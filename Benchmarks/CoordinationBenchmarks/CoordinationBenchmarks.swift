@@ -42,6 +42,8 @@ private func file(_ name: String) -> URL {
 }
 
 let benchmarks: @Sendable () -> Void = {
+    // The in-process figures of issue 4: this process's own arbiter (CrossProcessLatency measures the shared one).
+    setenv("QUIRE_COORDINATION_SCOPE", "process", 0)
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal, .throughput],
         timeUnits: .microseconds,

@@ -70,10 +70,8 @@ struct StatusCommandTests {
         #expect(watcher.waitForExit() == 0)
     }
 
-    /// Cross-process: needs the shared arbiter to fail over while a request waits. The first `quire` that
-    /// coordinates hosts the arbiter; when it exits, a waiting `quire` must take over (DESIGN §2.3). Known to
-    /// fail, most of the time, on the shared-arbiter work in progress (the waiter exits 69, "connection reset by
-    /// peer"); marked intermittent because it sometimes passes. Remove `withKnownIssue` once failover lands.
+    /// Cross-process: the first `quire` that coordinates hosts the arbiter; when it exits, a waiting `quire`
+    /// must take over and still get its access (DESIGN §2.3).
     @Test("[cross-process] a waiting exec survives the exit of the process that hosted the arbiter")
     func failover() throws {
         let sandbox = try CoordinationSandbox()
@@ -85,10 +83,8 @@ struct StatusCommandTests {
         holder.closeInput()
         #expect(holder.waitForExit() == 0)
         let status = waiter.waitForExit()
-        withKnownIssue("shared arbiter failover while a request waits (lead's work in progress)", isIntermittent: true) {
-            #expect(status == 0, "stderr: \(waiter.standardError)")
-            #expect(waiter.standardOutput == "granted\n")
-        }
+        #expect(status == 0, "stderr: \(waiter.standardError)")
+        #expect(waiter.standardOutput == "granted\n")
     }
 
     @Test("watch exits 0 on SIGTERM")

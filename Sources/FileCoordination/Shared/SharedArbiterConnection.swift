@@ -21,6 +21,8 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         var intents: [AccessIntent]
         let deadline: Instant?
         let nestedIn: RequestID?
+        /// When it was submitted, to keep its place in the queue across a change of host.
+        let submitted: Instant
         var granted = false
         var cancelled = false
     }
@@ -94,7 +96,8 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                 frame = .presenterRemoved(presenter)
             case .accessRequested(let request, let purpose, let intents, let deadline, let nestedIn):
                 state.requests[request] = Outstanding(
-                    purpose: purpose, intents: intents, deadline: deadline, nestedIn: nestedIn)
+                    purpose: purpose, intents: intents, deadline: deadline, nestedIn: nestedIn,
+                    submitted: SystemInterface.now())
                 frame = .accessRequested(
                     request, purpose: purpose, intents: intents, timeout: Self.remaining(until: deadline),
                     nestedIn: nestedIn, reclaim: false)
@@ -207,7 +210,8 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                 send(.accessRequested(
                     request, purpose: outstanding.purpose, intents: outstanding.intents,
                     timeout: outstanding.granted ? nil : Self.remaining(until: outstanding.deadline),
-                    nestedIn: outstanding.granted ? nil : outstanding.nestedIn, reclaim: outstanding.granted),
+                    nestedIn: outstanding.granted ? nil : outstanding.nestedIn, reclaim: outstanding.granted,
+                    age: SystemInterface.now().nanoseconds - min(outstanding.submitted.nanoseconds, SystemInterface.now().nanoseconds)),
                     &state)
                 if outstanding.cancelled && !outstanding.granted { send(.cancelRequested(request), &state) }
             }
@@ -237,8 +241,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         try paths.prepareDirectory()
         let giveUp = SystemInterface.now().nanoseconds + connectionPatience
         while true {
-            if (try? SocketSystem.status(of: paths.socket)) != nil {
-                try paths.checkSocket()
+            if try paths.checkSocket() {
                 do {
                     return try SocketSystem.connect(to: paths.socket)
                 } catch where error.errno == ECONNREFUSED || error.errno == ENOENT {

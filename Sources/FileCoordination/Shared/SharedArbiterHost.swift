@@ -47,7 +47,7 @@ final class SharedArbiterHost: @unchecked Sendable {
     }
 
     private enum Deferred {
-        case request(ClientID, RequestID, PurposeID, [AccessIntent], Instant?, RequestID?)
+        case request(ClientID, RequestID, PurposeID, [AccessIntent], Instant?, RequestID?, firstAsked: UInt64)
         case cancel(ClientID, RequestID)
     }
 
@@ -218,7 +218,11 @@ final class SharedArbiterHost: @unchecked Sendable {
     /// Milliseconds until the next deadline or the end of the grace period; -1 if none.
     private func pollTimeout(_ now: Instant) -> Int32 {
         var next = timers.values.min()
-        if let graceDeadline { next = min(next ?? graceDeadline, graceDeadline) }
+        if let graceDeadline {
+            // Look again every 10 ms for awaited clients that died meanwhile.
+            let recheck = Instant(nanoseconds: min(graceDeadline.nanoseconds, now.nanoseconds + 10_000_000))
+            next = min(next ?? recheck, recheck)
+        }
         guard let next else { return -1 }
         guard next > now else { return 0 }
         let milliseconds = (next.nanoseconds - now.nanoseconds + 999_999) / 1_000_000
@@ -321,7 +325,7 @@ final class SharedArbiterHost: @unchecked Sendable {
         case .presenterRemoved(let presenter):
             guard let id = global(presenter.rawValue) else { return disconnect(slot) }
             perform(arbiter.presenterRemoved(PresenterID(id), from: client))
-        case .accessRequested(let request, let purpose, let intents, let timeout, let nestedIn, let reclaim):
+        case .accessRequested(let request, let purpose, let intents, let timeout, let nestedIn, let reclaim, let age):
             guard let id = global(request.rawValue) else { return disconnect(slot) }
             markDeclared(slot)
             let outer = nestedIn.flatMap { global($0.rawValue) }.map(RequestID.init)
@@ -331,7 +335,8 @@ final class SharedArbiterHost: @unchecked Sendable {
             }
             let deadline = timeout.map { Instant(nanoseconds: now.nanoseconds &+ min($0, UInt64.max - now.nanoseconds)) }
             if graceDeadline != nil {
-                deferred.append(.request(client, RequestID(id), purpose, intents, deadline, outer))
+                let firstAsked = now.nanoseconds - min(age, now.nanoseconds)
+                deferred.append(.request(client, RequestID(id), purpose, intents, deadline, outer, firstAsked: firstAsked))
             } else {
                 perform(arbiter.accessRequested(
                     RequestID(id), client: client, purpose: purpose, intents: intents, deadline: deadline,
@@ -380,11 +385,22 @@ final class SharedArbiterHost: @unchecked Sendable {
         guard awaitedPIDs.isEmpty || deadline <= now else { return }
         graceDeadline = nil
         awaitedPIDs = []
-        let replay = deferred
+        // Requests re-submitted after a hand-over queue by when they were first asked for, as they did before it.
+        // The sort is stable: cancels stay behind the requests they cancel.
+        var replay = deferred
         deferred = []
+        func firstAsked(_ item: Deferred) -> UInt64 {
+            switch item {
+            case .request(_, _, _, _, _, _, let firstAsked): return firstAsked
+            case .cancel: return .max
+            }
+        }
+        replay = replay.enumerated().sorted { lhs, rhs in
+            (firstAsked(lhs.element), lhs.offset) < (firstAsked(rhs.element), rhs.offset)
+        }.map(\.element)
         for item in replay {
             switch item {
-            case .request(let client, let request, let purpose, let intents, let deadline, let outer):
+            case .request(let client, let request, let purpose, let intents, let deadline, let outer, _):
                 guard connections[client.rawValue] != nil else { continue }
                 perform(arbiter.accessRequested(
                     request, client: client, purpose: purpose, intents: intents, deadline: deadline, nestedIn: outer,
@@ -473,7 +489,7 @@ final class SharedArbiterHost: @unchecked Sendable {
         freeSlots.append(slot)
         deferred.removeAll {
             switch $0 {
-            case .request(let client, _, _, _, _, _), .cancel(let client, _): return client == connection.client
+            case .request(let client, _, _, _, _, _, _), .cancel(let client, _): return client == connection.client
             }
         }
         if connection.declared { writeClientList() }

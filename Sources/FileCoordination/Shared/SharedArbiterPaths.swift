@@ -63,13 +63,17 @@ struct SharedArbiterPaths: Sendable {
         }
     }
 
-    /// Checks that the socket is a socket owned by this user with no access for others.
+    /// Checks that the socket is a socket owned by this user with no access for others; false if there is none
+    /// (no host yet, or a new host is replacing a dead one's).
     /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)``.
-    func checkSocket() throws(FileCoordinationError) {
+    @discardableResult
+    func checkSocket() throws(FileCoordinationError) -> Bool {
         let path = socket
         let status: (isDirectory: Bool, isSocket: Bool, owner: UInt32, mode: UInt32)
         do {
             status = try SocketSystem.status(of: path)
+        } catch where error.errno == ENOENT {
+            return false
         } catch {
             throw .arbiterUnavailable("cannot use the arbiter socket \(path): \(error)")
         }
@@ -82,5 +86,6 @@ struct SharedArbiterPaths: Sendable {
             throw .arbiterUnavailable(
                 "the arbiter socket \(path) has mode \(String(status.mode, radix: 8)); it must be 0600")
         }
+        return true
     }
 }

@@ -134,16 +134,26 @@ enum SocketSystem {
     }
 
     /// A non-blocking listening Unix stream socket bound at `path` (a stale file there is replaced), mode 0600.
+    /// The path's length is checked against `sockaddr_un` with room for the temporary suffix.
     static func listen(at path: String) throws(SystemCallError) -> Int32 {
         let descriptor = try retrying("socket") {
             socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         }
         do throws(SystemCallError) {
-            unlinkIfPresent(path)
-            let bound = try withAddress(path) { Glibc.bind(descriptor, $0, $1) }
+            // Bound under a temporary name and renamed into place once it is 0600, so that no client ever sees
+            // the socket with the mode the umask gave it.
+            let temporary = "\(path).\(getpid()).new"
+            unlinkIfPresent(temporary)
+            let bound = try withAddress(temporary) { Glibc.bind(descriptor, $0, $1) }
             if bound != 0 { throw SystemCallError(call: "bind", errno: Glibc.errno) }
-            try changeMode(path, to: 0o600)
-            _ = try retrying("listen") { Glibc.listen(descriptor, 512) }
+            do throws(SystemCallError) {
+                try changeMode(temporary, to: 0o600)
+                _ = try retrying("listen") { Glibc.listen(descriptor, 512) }
+                _ = try retrying("rename") { Glibc.rename(temporary, path) }
+            } catch {
+                unlinkIfPresent(temporary)
+                throw error
+            }
             return descriptor
         } catch {
             close(descriptor)

@@ -123,7 +123,7 @@ struct WireDecoder: Sendable {
             }
             return .accessRequested(
                 request, purpose: purpose, intents: intents, timeout: timeout, nestedIn: nestedIn,
-                reclaim: try reader.readBool("reclaim"))
+                reclaim: try reader.readBool("reclaim"), age: try reader.read(UInt64.self))
         case .accessEnded:
             return .accessEnded(RequestID(try reader.read(UInt64.self)))
         case .itemMoved:

@@ -67,13 +67,14 @@ enum WireEncoder {
             try writer.write(path) { writer, path throws(Sink.Failure) in try writer.write(path) }
         case .presenterRemoved(let presenter):
             writer.write(presenter.rawValue)
-        case .accessRequested(let request, let purpose, let intents, let timeout, let nestedIn, let reclaim):
+        case .accessRequested(let request, let purpose, let intents, let timeout, let nestedIn, let reclaim, let age):
             writer.write(request.rawValue)
             try writer.writeString(purpose.rawValue)
             try writer.write(intents) { writer, intent throws(Sink.Failure) in try writer.write(intent) }
             try writer.write(timeout) { writer, timeout in writer.write(timeout) }
             try writer.write(nestedIn) { writer, outer in writer.write(outer.rawValue) }
             writer.write(reclaim)
+            writer.write(age)
         case .accessEnded(let request), .cancelRequested(let request):
             writer.write(request.rawValue)
         case .itemMoved(let request, let from, let to):

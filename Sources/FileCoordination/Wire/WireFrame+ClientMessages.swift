@@ -43,7 +43,7 @@ extension WireFrame {
             return .presenterMoved(presenter, path: path)
         case .presenterRemoved(let presenter):
             return .presenterRemoved(presenter)
-        case .accessRequested(let request, let purpose, let intents, let timeout, let nestedIn, _):
+        case .accessRequested(let request, let purpose, let intents, let timeout, let nestedIn, _, _):
             return .accessRequested(
                 request, purpose: purpose, intents: intents, deadline: timeout.map { now.advanced(byNanoseconds: $0) },
                 nestedIn: nestedIn)

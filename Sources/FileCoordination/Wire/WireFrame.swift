@@ -26,15 +26,18 @@ enum WireFrame: Hashable, Sendable {
     /// ``ClientEvent/presenterRemoved(_:)``: `u64 presenter`.
     case presenterRemoved(PresenterID)
     /// ``ClientEvent/accessRequested(_:purpose:intents:deadline:nestedIn:)``, with the deadline as a timeout:
-    /// `u64 request, string purpose, [intent], optional u64 timeout, optional u64 nestedIn, bool reclaim`.
+    /// `u64 request, string purpose, [intent], optional u64 timeout, optional u64 nestedIn, bool reclaim, u64 age`.
     ///
     /// `timeout` is in nanoseconds, relative to the moment the host reads the frame, which computes the deadline
     /// on its own clock (`now + timeout`). Absolute `CLOCK_MONOTONIC` instants are comparable between processes
     /// of one machine, except across time namespaces (containers may offset that clock), and a relative timeout
     /// only grows by the frame's transit time. `reclaim` re-declares an access the client already held when the
     /// previous host died, so that the new host restores it during its grace period instead of queueing it.
+    /// `age` is how long ago, in nanoseconds, the client first asked (0 for a new request): a new host queues
+    /// the requests re-submitted after a hand-over by their first arrival, so none overtakes another.
     case accessRequested(
-        RequestID, purpose: PurposeID, intents: [AccessIntent], timeout: UInt64?, nestedIn: RequestID?, reclaim: Bool)
+        RequestID, purpose: PurposeID, intents: [AccessIntent], timeout: UInt64?, nestedIn: RequestID?, reclaim: Bool,
+        age: UInt64 = 0)
     /// ``ClientEvent/accessEnded(_:)``: `u64 request`.
     case accessEnded(RequestID)
     /// ``ClientEvent/itemMoved(_:from:to:)``: `u64 request, path from, path to`.

@@ -47,106 +47,106 @@ struct CrossProcessTests {
     @Test func aWriteInAnotherProcessReachesAPresenterAsRelinquishChangeReacquire() throws {
         let file = try tree.file("doc.pdf", contents: "v1")
         let presenter = try probe("present", file.path)
-        #expect(presenter.waitFor("ready"))
+        #expect(presenter.waitFor("ready"), "\(presenter.label): \(presenter.printed)")
         let writer = try probe("write", file.path, "--append", "v2")
-        #expect(writer.exitStatus() == 0)
-        #expect(presenter.waitFor("reacquire"))
+        #expect(writer.exitStatus() == 0, "\(writer.label): \(writer.printed)")
+        #expect(presenter.waitFor("reacquire"), "\(presenter.label): \(presenter.printed)")
         #expect(presenter.printed == ["ready", "relinquishToWriter", "presentedItemDidChange", "reacquire"])
         presenter.closeInput()
-        #expect(presenter.exitStatus() == 0)
+        #expect(presenter.exitStatus() == 0, "\(presenter.label): \(presenter.printed)")
     }
 
     @Test func aReadInAnotherProcessMakesThePresenterSaveFirst() throws {
         let file = try tree.file("doc.txt", contents: "disk")
         let presenter = try probe("present", file.path, "--save-text", "+unsaved")
-        #expect(presenter.waitFor("ready"))
+        #expect(presenter.waitFor("ready"), "\(presenter.label): \(presenter.printed)")
         let reader = try probe("read", file.path)
-        #expect(reader.exitStatus() == 0)
+        #expect(reader.exitStatus() == 0, "\(reader.label): \(reader.printed)")
         #expect(reader.printed == ["content:disk+unsaved"])
         #expect(presenter.printed.prefix(4) == ["ready", "relinquishToReader", "savePresentedItemChanges", "saved"])
         presenter.closeInput()
-        #expect(presenter.exitStatus() == 0)
+        #expect(presenter.exitStatus() == 0, "\(presenter.label): \(presenter.printed)")
     }
 
     @Test func aDeletionInAnotherProcessIsAccommodatedBeforeTheDeleterRuns() throws {
         let file = try tree.file("doc.txt", contents: "x")
         let marker = tree.url("accommodated")
         let presenter = try probe("present", file.path, "--accommodate-marker", marker.path)
-        #expect(presenter.waitFor("ready"))
+        #expect(presenter.waitFor("ready"), "\(presenter.label): \(presenter.printed)")
         let deleter = try probe("write", file.path, "--delete", "--check-marker", marker.path)
-        #expect(deleter.exitStatus() == 0)
+        #expect(deleter.exitStatus() == 0, "\(deleter.label): \(deleter.printed)")
         #expect(deleter.printed == ["marker-present", "done"])
         #expect(!FileManager.default.fileExists(atPath: file.path))
         #expect(presenter.printed.contains("accommodatePresentedItemDeletion"))
         presenter.closeInput()
-        #expect(presenter.exitStatus() == 0)
+        #expect(presenter.exitStatus() == 0, "\(presenter.label): \(presenter.printed)")
     }
 
     @Test func readersInTwoProcessesOverlap() throws {
         let file = try tree.file("shared.txt")
         let first = try probe("hold", "--read", file.path)
-        #expect(first.waitFor("granted"))
+        #expect(first.waitFor("granted"), "\(first.label): \(first.printed)")
         let second = try probe("hold", "--read", file.path)
         #expect(second.waitFor("granted"), "a second reader waited for the first")
         first.send()
         second.send()
-        #expect(first.exitStatus() == 0)
-        #expect(second.exitStatus() == 0)
+        #expect(first.exitStatus() == 0, "\(first.label): \(first.printed)")
+        #expect(second.exitStatus() == 0, "\(second.label): \(second.printed)")
     }
 
     @Test(arguments: [("--read", "--write"), ("--write", "--read"), ("--write", "--write")])
     func anAccessWaitsForAConflictingOneInAnotherProcess(first: String, second: String) throws {
         let file = try tree.file("contended.txt")
         let holder = try probe("hold", first, file.path)
-        #expect(holder.waitFor("granted"))
+        #expect(holder.waitFor("granted"), "\(holder.label): \(holder.printed)")
         let waiter = try probe("hold", second, file.path)
         #expect(try waitForStatus { waiters($0, file) == 1 })
         #expect(!waiter.printed.contains("granted"))
         holder.send()
-        #expect(waiter.waitFor("granted"))
+        #expect(waiter.waitFor("granted"), "\(waiter.label): \(waiter.printed)")
         waiter.send()
-        #expect(holder.exitStatus() == 0)
-        #expect(waiter.exitStatus() == 0)
+        #expect(holder.exitStatus() == 0, "\(holder.label): \(holder.printed)")
+        #expect(waiter.exitStatus() == 0, "\(waiter.label): \(waiter.printed)")
     }
 
     @Test func aWaitingWriterIsNotStarvedByReadersOfOtherProcesses() throws {
         let file = try tree.file("popular.txt")
         let reader1 = try probe("hold", "--read", file.path)
-        #expect(reader1.waitFor("granted"))
+        #expect(reader1.waitFor("granted"), "\(reader1.label): \(reader1.printed)")
         let writer = try probe("hold", "--write", file.path)
         #expect(try waitForStatus { waiters($0, file) == 1 })
         let reader2 = try probe("hold", "--read", file.path)
         #expect(try waitForStatus { waiters($0, file) == 2 })
         #expect(!reader2.printed.contains("granted"), "a reader overtook the waiting writer")
         reader1.send()
-        #expect(writer.waitFor("granted"))
+        #expect(writer.waitFor("granted"), "\(writer.label): \(writer.printed)")
         #expect(!reader2.printed.contains("granted"))
         writer.send()
-        #expect(reader2.waitFor("granted"))
+        #expect(reader2.waitFor("granted"), "\(reader2.label): \(reader2.printed)")
         reader2.send()
-        for probe in [reader1, writer, reader2] { #expect(probe.exitStatus() == 0) }
+        for probe in [reader1, writer, reader2] { #expect(probe.exitStatus() == 0, "\(probe.label): \(probe.printed)") }
     }
 
     @Test func twoIntentsOfOneCallAreHeldTogether() throws {
         let x = try tree.file("x.txt")
         let y = try tree.file("y.txt")
         let holder = try probe("hold", "--write", x.path, y.path)
-        #expect(holder.waitFor("granted"))
+        #expect(holder.waitFor("granted"), "\(holder.label): \(holder.printed)")
         for file in [x, y] {
             let other = try probe("write", file.path, "--append", "!", "--timeout", "0.3")
-            #expect(other.exitStatus() == 75)
+            #expect(other.exitStatus() == 75, "\(other.label): \(other.printed)")
             #expect(other.printed == ["timedOut"])
         }
         holder.send()
-        #expect(holder.exitStatus() == 0)
+        #expect(holder.exitStatus() == 0, "\(holder.label): \(holder.printed)")
         let after = try probe("write", x.path, "--append", "!", "--timeout", "10")
-        #expect(after.exitStatus() == 0)
+        #expect(after.exitStatus() == 0, "\(after.label): \(after.printed)")
     }
 
     @Test func killingAHolderLetsTheWaiterThroughWithinOneSecond() throws {
         let file = try tree.file("held.txt")
         let holder = try probe("hold", "--write", file.path)
-        #expect(holder.waitFor("granted"))
+        #expect(holder.waitFor("granted"), "\(holder.label): \(holder.printed)")
         let waiter = try probe("write", file.path, "--append", "w")
         #expect(try waitForStatus { waiters($0, file) == 1 })
         let killed = Date()
@@ -154,21 +154,21 @@ struct CrossProcessTests {
         #expect(waiter.waitFor("done", 10))
         let elapsed = Date().timeIntervalSince(killed)
         #expect(elapsed < 1, "the waiter got through \(elapsed) s after the holder was killed")
-        #expect(waiter.exitStatus() == 0)
+        #expect(waiter.exitStatus() == 0, "\(waiter.label): \(waiter.printed)")
     }
 
     @Test func aPresenterThatNeverRepliesTimesTheWriterOutAndOthersGoOn() throws {
         let file = try tree.file("stuck.txt")
         let other = try tree.file("other.txt")
         let presenter = try probe("present", file.path, "--silent")
-        #expect(presenter.waitFor("ready"))
+        #expect(presenter.waitFor("ready"), "\(presenter.label): \(presenter.printed)")
         let writer = try probe("write", file.path, "--append", "x", "--timeout", "0.5")
         let bystander = try probe("write", other.path, "--append", "y", "--timeout", "10")
-        #expect(bystander.exitStatus() == 0)
-        #expect(writer.exitStatus() == 75)
+        #expect(bystander.exitStatus() == 0, "\(bystander.label): \(bystander.printed)")
+        #expect(writer.exitStatus() == 75, "\(writer.label): \(writer.printed)")
         #expect(writer.printed == ["timedOut"])
         presenter.closeInput()
-        #expect(presenter.exitStatus() == 0)
+        #expect(presenter.exitStatus() == 0, "\(presenter.label): \(presenter.printed)")
     }
 
     @Test func killingTheHostDuringAWriteStormLosesNothingAndNeverOverlaps() throws {
@@ -195,7 +195,7 @@ struct CrossProcessTests {
     @Test func uncoordinatedChangesReachAnObservingPresenterOnceEach() throws {
         let file = try tree.file("watched.txt", contents: "a")
         let presenter = try probe("present", file.path, "--observes")
-        #expect(presenter.waitFor("ready"))
+        #expect(presenter.waitFor("ready"), "\(presenter.label): \(presenter.printed)")
         func changes() -> Int { presenter.printed.filter { $0 == "presentedItemDidChange" }.count }
         func expectChanges(_ count: Int) {
             #expect(presenter.waitFor("presentedItemDidChange", count: count))
@@ -215,11 +215,11 @@ struct CrossProcessTests {
         expectChanges(2)
         // A coordinated write is reported once, through coordination.
         let writer = try probe("write", file.path, "--append", "d")
-        #expect(writer.exitStatus() == 0)
-        #expect(presenter.waitFor("reacquire"))
+        #expect(writer.exitStatus() == 0, "\(writer.label): \(writer.printed)")
+        #expect(presenter.waitFor("reacquire"), "\(presenter.label): \(presenter.printed)")
         expectChanges(3)
         presenter.closeInput()
-        #expect(presenter.exitStatus() == 0)
+        #expect(presenter.exitStatus() == 0, "\(presenter.label): \(presenter.printed)")
     }
 
     @Test func anUnsafeDirectoryOrSocketIsRefused() throws {
@@ -228,14 +228,14 @@ struct CrossProcessTests {
         try FileManager.default.createDirectory(atPath: arbiter.path, withIntermediateDirectories: true)
         chmod(arbiter.path, 0o755)
         let open = try probe("write", file.path, "--append", "x")
-        #expect(open.exitStatus() == 1)
+        #expect(open.exitStatus() == 1, "\(open.label): \(open.printed)")
         #expect(open.printed.first?.contains("has mode 755") == true, "\(open.printed)")
         // Owned by somebody else (the suite runs as root in CI; skipped otherwise).
         chmod(arbiter.path, 0o700)
         if getuid() == 0 {
             chown(arbiter.path, 65534, 65534)
             let foreign = try probe("write", file.path, "--append", "x")
-            #expect(foreign.exitStatus() == 1)
+            #expect(foreign.exitStatus() == 1, "\(foreign.label): \(foreign.printed)")
             #expect(foreign.printed.first?.contains("belongs to uid 65534") == true, "\(foreign.printed)")
             chown(arbiter.path, 0, 0)
         }
@@ -244,10 +244,10 @@ struct CrossProcessTests {
         #expect(host.waitForLine { $0.hasPrefix("hosting ") })
         chmod(arbiter.path + "/arbiter.sock", 0o666)
         let exposed = try probe("write", file.path, "--append", "x")
-        #expect(exposed.exitStatus() == 1)
+        #expect(exposed.exitStatus() == 1, "\(exposed.label): \(exposed.printed)")
         #expect(exposed.printed.first?.contains("must be 0600") == true, "\(exposed.printed)")
         host.signal(SIGTERM)
-        #expect(host.exitStatus() == 0)
+        #expect(host.exitStatus() == 0, "\(host.label): \(host.printed)")
     }
 }
 #endif

@@ -184,7 +184,7 @@ import Testing
         let prefix =
             WireTesting.le(UInt64(1)) + WireTesting.string([]) + WireTesting.le(UInt32(1))
             + WireTesting.path([[0x61], [0x62]]) + [1] + WireTesting.le(UInt64(0)) + [0]
-        let suffix: [UInt8] = [0, 0, 0]
+        let suffix: [UInt8] = [0, 0, 0] + [UInt8](repeating: 0, count: 8)
         for depths: [UInt16] in [[0], [3], [2, 1], [1, 1], [1, 2, 2]] {
             let payload = prefix + WireTesting.le(UInt32(depths.count)) + depths.flatMap(WireTesting.le) + suffix
             let bytes = WireTesting.frame(type: WireFrameType.accessRequested.rawValue, payload: payload)

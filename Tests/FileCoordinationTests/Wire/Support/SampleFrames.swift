@@ -92,6 +92,8 @@ enum SampleFrames {
                 reclaim: true),
             .accessRequested(RequestID(0), purpose: purpose, intents: [], timeout: nil, nestedIn: nil, reclaim: false),
             .accessRequested(
+                RequestID(5), purpose: purpose, intents: [], timeout: 7, nestedIn: nil, reclaim: false, age: .max),
+            .accessRequested(
                 RequestID(9), purpose: purpose, intents: [.writing(documentPath)], timeout: 0, nestedIn: nil,
                 reclaim: false),
             .accessEnded(RequestID(.max)),
