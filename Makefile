@@ -32,9 +32,12 @@ release: deps
 run: build
 	$(SWIFT) run quire inspect Fixtures/metadata.pdf
 
+# The tests get a private coordination directory: they never meet a `quire coordinator` the user may be running.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@scratch=$$(mktemp -d) && chmod 700 $$scratch && \
+	QUIRE_COORDINATION_DIR=$$scratch/coordination $(SWIFT) test --skip-build; \
+	status=$$?; rm -rf $$scratch; exit $$status
 
 # Regenerate the committed PDF fixtures (needs Debian's qpdf and PyPI; installs both itself).
 fixtures:
