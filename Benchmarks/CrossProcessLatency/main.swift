@@ -117,7 +117,7 @@ setenv("QUIRE_COORDINATION_DIR", scratch.appendingPathComponent("coordination").
 setenv("QUIRE_COORDINATION_SCOPE", "user", 1)
 defer { try? FileManager.default.removeItem(at: scratch) }
 let file = scratch.appendingPathComponent("document.pdf")
-FileManager.default.createFile(atPath: file.path, contents: Data("x".utf8))
+_ = FileManager.default.createFile(atPath: file.path, contents: Data("x".utf8))
 
 let host = try Child(["host"])
 precondition(host.line() == "ready")
