@@ -37,7 +37,7 @@ private let directory: URL = {
 
 private func file(_ name: String) -> URL {
     let url = directory.appendingPathComponent(name)
-    FileManager.default.createFile(atPath: url.path, contents: Data("0".utf8))
+    _ = FileManager.default.createFile(atPath: url.path, contents: Data("0".utf8))
     return url
 }
 

@@ -49,7 +49,7 @@ try FileManager.default.createDirectory(at: directory, withIntermediateDirectori
 defer { try? FileManager.default.removeItem(at: directory) }
 func file(_ name: String) -> URL {
     let url = directory.appendingPathComponent(name)
-    FileManager.default.createFile(atPath: url.path, contents: Data("0".utf8))
+    _ = FileManager.default.createFile(atPath: url.path, contents: Data("0".utf8))
     return url
 }
 
