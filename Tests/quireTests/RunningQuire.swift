@@ -9,6 +9,10 @@ final class RunningQuire: @unchecked Sendable {
     private var output = Data()
     private var error = Data()
     private var exited = false
+    /// Pipes not yet at end of file: the process's output is complete only when both are.
+    private var openPipes = 2
+    /// The process exited and everything it wrote has been read.
+    private var finished: Bool { exited && openPipes == 0 }
 
     /// Starts `quire arguments…` with `environment` added; standard input stays open until ``closeInput()``.
     init(_ arguments: [String], environment extra: [String: String]) throws {
@@ -25,6 +29,7 @@ final class RunningQuire: @unchecked Sendable {
                 if data.isEmpty { handle.readabilityHandler = nil }
                 guard let self else { return }
                 condition.withLock {
+                    if data.isEmpty { openPipes -= 1 }
                     if isOutput { output.append(data) } else { error.append(data) }
                     condition.broadcast()
                 }
@@ -61,7 +66,7 @@ final class RunningQuire: @unchecked Sendable {
             while true {
                 let data = inStandardError ? error : output
                 if String(decoding: data, as: UTF8.self).contains(text) { return true }
-                if exited || !condition.wait(until: deadline) { return false }
+                if finished || !condition.wait(until: deadline) { return false }
             }
         }
     }
@@ -72,7 +77,7 @@ final class RunningQuire: @unchecked Sendable {
         return condition.withLock {
             while true {
                 let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
-                if lines.count >= count || exited || !condition.wait(until: deadline) { return lines }
+                if lines.count >= count || finished || !condition.wait(until: deadline) { return lines }
             }
         }
     }
@@ -87,11 +92,11 @@ final class RunningQuire: @unchecked Sendable {
         process.terminate()
     }
 
-    /// Waits for the exit status; nil after `timeout` seconds.
+    /// Waits for the exit status and the end of its output; nil after `timeout` seconds.
     func waitForExit(timeout: TimeInterval = 20) -> Int32? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         let done = condition.withLock {
-            while !exited { if !condition.wait(until: deadline) { return false } }
+            while !finished { if !condition.wait(until: deadline) { return false } }
             return true
         }
         return done ? process.terminationStatus : nil

@@ -124,7 +124,8 @@ final class ProbeProcess: @unchecked Sendable {
         kill(process.processIdentifier, signal)
     }
 
-    /// Waits (at most `seconds`) for the probe to exit; its status, or nil if it did not (it is then killed).
+    /// Waits (at most `seconds`) for the probe to exit and its output to end; its status, or nil if it did not
+    /// exit (it is then killed).
     func exitStatus(within seconds: Double = 30) -> Int32? {
         if exited.wait(timeout: .now() + seconds) == .timedOut {
             kill(process.processIdentifier, SIGKILL)
@@ -132,6 +133,11 @@ final class ProbeProcess: @unchecked Sendable {
             return nil
         }
         exited.signal()
+        // Everything it printed is read once its output reaches end of file.
+        let deadline = Date(timeIntervalSinceNow: 10)
+        condition.withLock {
+            while !ended { if !condition.wait(until: deadline) { break } }
+        }
         return process.terminationStatus
     }
 }
