@@ -90,21 +90,15 @@ public struct CoordinationStatus: Sendable, Equatable {
 extension CoordinationStatus {
     /// The status built from a host's snapshot, with `now` on the same clock as its `requestedAt` instants.
     init(scope: String, hostPID: Int32?, snapshot: WireSnapshot, now: Instant) {
-        var pids: [ClientID: Int32] = [:]
-        for presenter in snapshot.presenters { pids[presenter.client] = presenter.pid }
+        // Requests are numbered per client: name each blocker by the pid of the client whose request it is.
+        var requestPIDs: [RequestID: Int32] = [:]
         for path in snapshot.claims {
-            for claim in path.holders + path.waiters { pids[claim.client] = claim.pid }
+            for claim in path.holders + path.waiters { requestPIDs[claim.request] = claim.pid }
         }
         func claim(_ claim: WireSnapshot.Claim) -> Claim {
-            // Requests are numbered per client: each blocker is a request of some client, named by its pid.
-            let blockers = claim.blockedBy.compactMap { blocker -> RequestReference? in
-                for path in snapshot.claims {
-                    for other in path.holders + path.waiters where other.request == blocker {
-                        return RequestReference(pid: other.pid, request: blocker.rawValue)
-                    }
-                }
-                return nil
-            }
+            let blockers = Set(claim.blockedBy.compactMap { blocker in
+                requestPIDs[blocker].map { RequestReference(pid: $0, request: Self.localNumber(blocker)) }
+            })
             let state: State
             switch claim.phase {
             case .granted: state = .holding
@@ -114,11 +108,11 @@ extension CoordinationStatus {
             let ageNanoseconds = now.nanoseconds > claim.requestedAt.nanoseconds
                 ? now.nanoseconds - claim.requestedAt.nanoseconds : 0
             return Claim(
-                request: RequestReference(pid: claim.pid, request: claim.request.rawValue),
+                request: RequestReference(pid: claim.pid, request: Self.localNumber(claim.request)),
                 purpose: claim.purpose.rawValue, isWrite: claim.intent.writes,
                 options: claim.intent.optionNames, itemPath: claim.intent.path.description,
                 age: .nanoseconds(Int64(clamping: ageNanoseconds)), state: state,
-                blockedBy: Array(Set(blockers)).sorted { ($0.pid, $0.request) < ($1.pid, $1.request) })
+                blockedBy: blockers.sorted { ($0.pid, $0.request) < ($1.pid, $1.request) })
         }
         self.init(
             scope: scope, hostPID: hostPID,
@@ -130,6 +124,13 @@ extension CoordinationStatus {
             claims: snapshot.claims.map {
                 PathClaims(path: $0.path.description, holders: $0.holders.map(claim), waiters: $0.waiters.map(claim))
             })
+    }
+}
+
+extension CoordinationStatus {
+    /// A request's number within its process: the shared host keeps the client's slot in the high bits.
+    fileprivate static func localNumber(_ request: RequestID) -> UInt64 {
+        request.rawValue & SharedArbiterHost.localMask
     }
 }
 

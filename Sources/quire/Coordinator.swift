@@ -1,5 +1,4 @@
 import ArgumentParser
-import CoordinatedOperations
 import FileCoordination
 import QuireCommandLine
 
@@ -24,7 +23,6 @@ struct Coordinator: ParsableCommand {
 
     func run() throws {
         try reportingCoordinationFailures {
-            TerminationSignals.unblock()
             try CoordinationService.hostInForeground { socket in
                 StandardStreams.printError("hosting the shared arbiter at \(socket.path) (pid \(getpid()))")
             }

@@ -78,44 +78,55 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     // MARK: ArbiterEndpoint
 
     func submit(_ event: ClientEvent) {
-        if case .accessRequested(let request, _, _, _, _) = event, let reason = reviveIfUnavailable() {
+        // A request while no host could be had tries to connect again first (rare: checked under the same lock
+        // that records the event, so the common path takes one lock).
+        let needsHost = state.withLock { state -> Bool in
+            if case .accessRequested = event, state.unavailable != nil { return true }
+            record(event, &state)
+            return false
+        }
+        guard needsHost, case .accessRequested(let request, _, _, _, _) = event else { return }
+        if let reason = reviveIfUnavailable() {
             perform(.unavailable(request, reason))
-            return
+        } else {
+            submit(event)
         }
-        state.withLock { state in
-            let frame: WireFrame
-            switch event {
-            case .presenterRegistered(let presenter, let purpose, let path, let observes):
-                state.presenters[presenter] = PresenterRecord(purpose: purpose, path: path, observes: observes)
-                frame = .presenterRegistered(presenter, purpose: purpose, path: path, observesUncoordinatedChanges: observes)
-            case .presenterMoved(let presenter, let path):
-                state.presenters[presenter]?.path = path
-                frame = .presenterMoved(presenter, path: path)
-            case .presenterRemoved(let presenter):
-                state.presenters[presenter] = nil
-                frame = .presenterRemoved(presenter)
-            case .accessRequested(let request, let purpose, let intents, let deadline, let nestedIn):
-                state.requests[request] = Outstanding(
-                    purpose: purpose, intents: intents, deadline: deadline, nestedIn: nestedIn,
-                    submitted: SystemInterface.now())
-                frame = .accessRequested(
-                    request, purpose: purpose, intents: intents, timeout: Self.remaining(until: deadline),
-                    nestedIn: nestedIn, reclaim: false)
-            case .accessEnded(let request):
-                state.requests[request] = nil
-                frame = .accessEnded(request)
-            case .itemMoved(let request, let from, let to):
-                frame = .itemMoved(request, from: from, to: to)
-            case .cancelRequested(let request):
-                state.requests[request]?.cancelled = true
-                frame = .cancelRequested(request)
-            case .presenterReplied(let message, let failure):
-                // A reply to a message of a previous host means nothing to this one.
-                guard state.awaitingReplies.remove(message) != nil else { return }
-                frame = .presenterReplied(message, failure: failure)
-            }
-            send(frame, &state)
+    }
+
+    /// Records `event` in what this process has declared and sends it if connected.
+    private func record(_ event: ClientEvent, _ state: inout State) {
+        let frame: WireFrame
+        switch event {
+        case .presenterRegistered(let presenter, let purpose, let path, let observes):
+            state.presenters[presenter] = PresenterRecord(purpose: purpose, path: path, observes: observes)
+            frame = .presenterRegistered(presenter, purpose: purpose, path: path, observesUncoordinatedChanges: observes)
+        case .presenterMoved(let presenter, let path):
+            state.presenters[presenter]?.path = path
+            frame = .presenterMoved(presenter, path: path)
+        case .presenterRemoved(let presenter):
+            state.presenters[presenter] = nil
+            frame = .presenterRemoved(presenter)
+        case .accessRequested(let request, let purpose, let intents, let deadline, let nestedIn):
+            let now = SystemInterface.now()
+            state.requests[request] = Outstanding(
+                purpose: purpose, intents: intents, deadline: deadline, nestedIn: nestedIn, submitted: now)
+            frame = .accessRequested(
+                request, purpose: purpose, intents: intents, timeout: Self.remaining(until: deadline, now: now),
+                nestedIn: nestedIn, reclaim: false)
+        case .accessEnded(let request):
+            state.requests[request] = nil
+            frame = .accessEnded(request)
+        case .itemMoved(let request, let from, let to):
+            frame = .itemMoved(request, from: from, to: to)
+        case .cancelRequested(let request):
+            state.requests[request]?.cancelled = true
+            frame = .cancelRequested(request)
+        case .presenterReplied(let message, let failure):
+            // A reply to a message of a previous host means nothing to this one.
+            guard state.awaitingReplies.remove(message) != nil else { return }
+            frame = .presenterReplied(message, failure: failure)
         }
+        send(frame, &state)
     }
 
     func snapshot() throws(FileCoordinationError) -> WireSnapshot {
@@ -154,10 +165,9 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         }
     }
 
-    /// The nanoseconds left until `deadline` (0 once it passed), or nil for none.
-    private static func remaining(until deadline: Instant?) -> UInt64? {
+    /// The nanoseconds left at `now` until `deadline` (0 once it passed), or nil for none.
+    private static func remaining(until deadline: Instant?, now: Instant) -> UInt64? {
         guard let deadline else { return nil }
-        let now = SystemInterface.now()
         return deadline > now ? deadline.nanoseconds - now.nanoseconds : 0
     }
 
@@ -183,7 +193,12 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             do throws(ConnectionFailure) {
                 decoder = WireDecoder()
                 let connected = try Self.connectOrHost(paths)
-                try Self.handshake(connected, &decoder)
+                do throws(ConnectionFailure) {
+                    try Self.handshake(connected, &decoder)
+                } catch {
+                    SocketSystem.close(connected)
+                    throw error
+                }
                 descriptor = connected
             } catch {
                 switch error {
@@ -196,6 +211,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                 }
             }
         }
+        let now = SystemInterface.now()
         let generation = state.withLock { state -> UInt64 in
             state.descriptor = descriptor
             state.generation += 1
@@ -209,9 +225,9 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             for (request, outstanding) in state.requests.sorted(by: { $0.key < $1.key }) {
                 send(.accessRequested(
                     request, purpose: outstanding.purpose, intents: outstanding.intents,
-                    timeout: outstanding.granted ? nil : Self.remaining(until: outstanding.deadline),
+                    timeout: outstanding.granted ? nil : Self.remaining(until: outstanding.deadline, now: now),
                     nestedIn: outstanding.granted ? nil : outstanding.nestedIn, reclaim: outstanding.granted,
-                    age: SystemInterface.now().nanoseconds - min(outstanding.submitted.nanoseconds, SystemInterface.now().nanoseconds)),
+                    age: now.nanoseconds - min(outstanding.submitted.nanoseconds, now.nanoseconds)),
                     &state)
                 if outstanding.cancelled && !outstanding.granted { send(.cancelRequested(request), &state) }
             }
@@ -272,35 +288,52 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     }
 
     /// Sends `hello` and waits (at most two seconds) for `welcome`. A connection closed or reset before the
-    /// answer is worth another try (a host on its way out); a refusal is not.
-    private static func handshake(_ descriptor: Int32, _ decoder: inout WireDecoder) throws(ConnectionFailure) {
+    /// answer is worth another try (a host on its way out); a refusal is not. The caller closes the socket.
+    static func handshake(_ descriptor: Int32, _ decoder: inout WireDecoder) throws(ConnectionFailure) {
+        let hello: [UInt8]
         do {
-            let hello = try WireEncoder.encode(
+            hello = try WireEncoder.encode(
                 .hello(version: WireProtocol.version, pid: SocketSystem.processID, commandLine: SocketSystem.commandLine))
             try SocketSystem.sendAll(descriptor, hello)
-            SocketSystem.setReceiveTimeout(descriptor, seconds: 2)
-            defer { SocketSystem.setReceiveTimeout(descriptor, seconds: 0) }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while true {
-                if let frame = try decoder.next() {
-                    switch frame {
-                    case .welcome: return
-                    case .refused(let reason): throw ConnectionFailure.failed("the shared arbiter refused: \(reason)")
-                    default: throw ConnectionFailure.failed("the shared arbiter answered hello with \(frame.type)")
-                    }
-                }
-                let count = try SocketSystem.read(descriptor, into: &chunk)
-                guard let count, count > 0 else {
-                    throw ConnectionFailure.retry("the shared arbiter closed the connection during hello")
-                }
-                chunk.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            }
-        } catch let error as ConnectionFailure {
-            SocketSystem.close(descriptor)
-            throw error
         } catch {
-            SocketSystem.close(descriptor)
             throw .retry("hello to the shared arbiter failed: \(error)")
+        }
+        SocketSystem.setReceiveTimeout(descriptor, seconds: 2)
+        defer { SocketSystem.setReceiveTimeout(descriptor, seconds: 0) }
+        try readFrame(descriptor, &decoder) { frame throws(ConnectionFailure) in
+            switch frame {
+            case .welcome: return ()
+            case .refused(let reason): throw .failed("the shared arbiter refused: \(reason)")
+            default: throw .failed("the shared arbiter answered hello with \(frame.type)")
+            }
+        }
+    }
+
+    /// Reads frames from a blocking socket until `accept` returns a value for one. End of stream, a read error
+    /// or a malformed frame is ``ConnectionFailure/retry(_:)``.
+    static func readFrame<Value>(
+        _ descriptor: Int32, _ decoder: inout WireDecoder,
+        _ accept: (WireFrame) throws(ConnectionFailure) -> Value?
+    ) throws(ConnectionFailure) -> Value {
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            do {
+                while let frame = try decoder.next() {
+                    if let value = try accept(frame) { return value }
+                }
+            } catch let error as ConnectionFailure {
+                throw error
+            } catch {
+                throw .retry("the shared arbiter sent a malformed frame: \(error)")
+            }
+            let count: Int?
+            do {
+                count = try SocketSystem.read(descriptor, into: &chunk)
+            } catch {
+                throw .retry("reading from the shared arbiter failed: \(error)")
+            }
+            guard let count, count > 0 else { throw .retry("the shared arbiter closed the connection") }
+            chunk.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
     }
 

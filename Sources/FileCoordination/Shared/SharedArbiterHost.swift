@@ -63,6 +63,8 @@ final class SharedArbiterHost: @unchecked Sendable {
 
     private var arbiter = Arbiter()
     private var connections: [UInt64: Connection] = [:]
+    /// The slot of each connection's socket, to find it from `poll`'s results.
+    private var descriptorSlots: [Int32: UInt64] = [:]
     private var freeSlots: [UInt64] = []
     private var nextSlot: UInt64 = 1
     private var timers: [RequestID: Instant] = [:]
@@ -193,16 +195,12 @@ final class SharedArbiterHost: @unchecked Sendable {
             if pollSet[1].revents != 0 { SocketSystem.drainWakePipe(wakeRead) }
             if pollSet[0].revents & Int16(POLLIN) != 0 { acceptConnections() }
             for entry in pollSet.dropFirst(2) where entry.revents != 0 {
-                guard let slot = slot(of: entry.fd) else { continue }
+                guard let slot = descriptorSlots[entry.fd] else { continue }
                 if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { readFrames(slot) }
             }
             flushOutputs()
         }
     }
-
-    private var descriptorSlots: [Int32: UInt64] = [:]
-
-    private func slot(of descriptor: Int32) -> UInt64? { descriptorSlots[descriptor] }
 
     private func buildPollSet() {
         pollSet.removeAll(keepingCapacity: true)
@@ -459,25 +457,34 @@ final class SharedArbiterHost: @unchecked Sendable {
         if connections[slot]!.output.count - connections[slot]!.outputStart > Self.maximumOutput { disconnect(slot) }
     }
 
+    /// Writes what each socket takes of its client's output; then drops the clients whose socket failed or
+    /// that were refused and have nothing left to send. (Their disconnection may queue output for others:
+    /// it goes out on the next turn of the loop, which does not wait then.)
     private func flushOutputs() {
-        for slot in Array(connections.keys) {
-            guard let connection = connections[slot] else { continue }
-            if connection.output.count > connection.outputStart {
-                let written: Int
+        var dropped: [UInt64] = []
+        for index in connections.indices {
+            // Scalars only: a copy of the connection would keep its buffer shared, so emptying it would copy it.
+            let descriptor = connections.values[index].descriptor
+            let start = connections.values[index].outputStart
+            if connections.values[index].output.count > start {
                 do {
-                    written = try SocketSystem.send(connection.descriptor, connection.output, from: connection.outputStart)
+                    let written = try SocketSystem.send(descriptor, connections.values[index].output, from: start)
+                    connections.values[index].outputStart += written
                 } catch {
-                    disconnect(slot)
+                    dropped.append(connections.keys[index])
                     continue
                 }
-                connections[slot]!.outputStart += written
-                if connections[slot]!.outputStart == connections[slot]!.output.count {
-                    connections[slot]!.output.removeAll(keepingCapacity: connections[slot]!.output.capacity <= 1 << 16)
-                    connections[slot]!.outputStart = 0
+                if connections.values[index].outputStart == connections.values[index].output.count {
+                    let small = connections.values[index].output.capacity <= 1 << 16
+                    connections.values[index].output.removeAll(keepingCapacity: small)
+                    connections.values[index].outputStart = 0
                 }
             }
-            if connections[slot]!.closing && connections[slot]!.output.isEmpty { disconnect(slot) }
+            if connections.values[index].closing && connections.values[index].output.isEmpty {
+                dropped.append(connections.keys[index])
+            }
         }
+        for slot in dropped { disconnect(slot) }
     }
 
     /// Forgets a client: closes its socket, releases what it held, drops its presenters and deferred events.

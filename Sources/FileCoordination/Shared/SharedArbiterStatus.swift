@@ -27,36 +27,28 @@ enum SharedArbiterStatus {
             throw .arbiterUnavailable("cannot connect to \(paths.socket): \(error)")
         }
         defer { SocketSystem.close(descriptor) }
-        do {
-            var bytes = try WireEncoder.encode(
-                .hello(version: WireProtocol.version, pid: SocketSystem.processID, commandLine: SocketSystem.commandLine))
-            try WireEncoder.encode(.snapshotRequest(tag: 1), appendingTo: &bytes)
-            try SocketSystem.sendAll(descriptor, bytes)
-            SocketSystem.setReceiveTimeout(descriptor, seconds: 5)
-            var decoder = WireDecoder()
-            var chunk = [UInt8](repeating: 0, count: 64 << 10)
-            while true {
-                while let frame = try decoder.next() {
-                    switch frame {
-                    case .snapshotResponse(_, let snapshot):
-                        return CoordinationStatus(
-                            scope: "user", hostPID: hostPID(paths), snapshot: snapshot, now: SystemInterface.now())
-                    case .refused(let reason):
-                        throw FileCoordinationError.arbiterUnavailable("the shared arbiter refused: \(reason)")
-                    default:
-                        continue
-                    }
-                }
-                let count = try SocketSystem.read(descriptor, into: &chunk)
-                guard let count, count > 0 else {
-                    throw FileCoordinationError.arbiterUnavailable("the shared arbiter did not answer")
-                }
-                chunk.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        var decoder = WireDecoder()
+        do throws(ConnectionFailure) {
+            try SharedArbiterConnection.handshake(descriptor, &decoder)
+            do {
+                try SocketSystem.sendAll(descriptor, try WireEncoder.encode(.snapshotRequest(tag: 1)))
+            } catch {
+                throw .failed("asking the shared arbiter failed: \(error)")
             }
-        } catch let error as FileCoordinationError {
-            throw error
+            SocketSystem.setReceiveTimeout(descriptor, seconds: 5)
+            let snapshot = try SharedArbiterConnection.readFrame(descriptor, &decoder) {
+                frame throws(ConnectionFailure) -> WireSnapshot? in
+                switch frame {
+                case .snapshotResponse(_, let snapshot): return snapshot
+                case .refused(let reason): throw .failed("the shared arbiter refused: \(reason)")
+                default: return nil
+                }
+            }
+            return CoordinationStatus(scope: "user", hostPID: hostPID(paths), snapshot: snapshot, now: SystemInterface.now())
         } catch {
-            throw .arbiterUnavailable("asking the shared arbiter failed: \(error)")
+            switch error {
+            case .retry(let reason), .failed(let reason): throw .arbiterUnavailable(reason)
+            }
         }
     }
 
