@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "CoordinationArbiter", targets: ["CoordinationArbiter"]),
         .library(name: "FileCoordination", targets: ["FileCoordination"]),
         .library(name: "FileCoordinationCompat", targets: ["FileCoordinationCompat"]),
+        .library(name: "Documents", targets: ["Documents"]),
         .executable(name: "quire", targets: ["quire"]),
         .executable(name: "quire-pdf", targets: ["quire-pdf"]),
     ],
@@ -33,6 +34,8 @@ let package = Package(
         .target(name: "FileCoordination", dependencies: ["CoordinationArbiter"]),
         // Apple's names (NSFileCoordinator, NSFilePresenter, NSFileAccessIntent) over the same machinery.
         .target(name: "FileCoordinationCompat", dependencies: ["FileCoordination"]),
+        // Data providers, coordinated file providers, Document, FilePresenterCoordinator, conflicts.
+        .target(name: "Documents", dependencies: ["FileCoordination", "Poppler"]),
         // The command line: arguments and help shared by both executables (no poppler here).
         .target(
             name: "QuireCommandLine",
@@ -66,6 +69,9 @@ let package = Package(
         .executableTarget(name: "CoordinationProbe", dependencies: ["FileCoordination"], path: "Tests/CoordinationProbe"),
         .testTarget(name: "FileCoordinationTests", dependencies: ["FileCoordination", "CoordinationProbe"]),
         .testTarget(name: "FileCoordinationCompatTests", dependencies: ["FileCoordinationCompat"]),
+        // A helper process for the Documents tests (saves in a loop, opens documents; never shipped).
+        .executableTarget(name: "DocumentProbe", dependencies: ["Documents"], path: "Tests/DocumentProbe"),
+        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "DocumentProbe", "quire"]),
         .testTarget(name: "quireTests", dependencies: ["quire", "quire-pdf"]),
     ],
     swiftLanguageModes: [.v6]

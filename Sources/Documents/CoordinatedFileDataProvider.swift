@@ -1,0 +1,231 @@
+import FileCoordination
+import Foundation
+import Synchronization
+
+/// A file provider whose every read and write happens inside a coordinated access, and which presents its file
+/// to other coordinators (in this process and, with the shared scope, in every process of the user).
+///
+/// - It is its own ``FilePresenter`` with ``observesUncoordinatedChanges`` true: changes made by programs that
+///   do not coordinate (inotify) reach it too. Register it with ``FilePresenterCoordinator`` (a ``Document``
+///   does not register its providers itself).
+/// - It follows moves: ``fileURL`` changes and ``Foundation/Notification/Name/dataProviderFileURLDidChange``
+///   is posted.
+/// - It remembers a ``ContentFingerprint`` of the content it last read or wrote, and tells its
+///   ``coordinationDelegate`` of a change only when the content differs: a `touch`, a `chmod` or a rewrite of
+///   the same bytes is silent. The check reads the file (coordinated) on a private serial queue, from which
+///   the delegate is called.
+/// - It forwards a deletion to its delegate on its presenter queue; a coordinated deletion proceeds once the
+///   delegate calls the completion handler.
+/// - It keeps the bytes it last read or wrote (shared, not copied, with whoever got them from ``data()``), so
+///   that ``resolveFileConflict(with:)`` with `.save` can restore a deleted file.
+///
+/// Every member, including all presenter members, is `open`.
+open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataProviding, FilePresenter,
+    @unchecked Sendable
+{
+    private struct State {
+        var fingerprint: ContentFingerprint?
+        var fileCopy: Data?
+        var timeout: Duration?
+    }
+
+    private let state = Mutex(State())
+    /// The delegate, weakly; guarded by its own lock (a delegate is not `Sendable`).
+    private let delegateLock = NSLock()
+    private weak var delegate: (any FileCoordinationDelegate)?
+    private let presenterQueue: OperationQueue
+    private let changeQueue: DispatchQueue
+
+    /// Makes a provider for the file at `fileURL`. Nothing is read until asked for.
+    public override init(fileURL: URL) {
+        presenterQueue = OperationQueue()
+        presenterQueue.maxConcurrentOperationCount = 1
+        presenterQueue.name = "quire.provider.presenter"
+        changeQueue = DispatchQueue(label: "quire.provider.changes")
+        super.init(fileURL: fileURL)
+    }
+
+    // MARK: CoordinatedFileDataProviding
+
+    /// The provider itself.
+    open var filePresenter: any FilePresenter { self }
+
+    /// Who hears of content changes and deletions (held weakly).
+    open var coordinationDelegate: (any FileCoordinationDelegate)? {
+        get { delegateLock.withLock { delegate } }
+        set { delegateLock.withLock { delegate = newValue } }
+    }
+
+    /// How long a read or write waits for other coordinators before it throws
+    /// `FileCoordinationError.timedOut`; nil (the default, as Apple's) waits as long as it takes.
+    open var coordinationTimeout: Duration? {
+        get { state.withLock { $0.timeout } }
+        set { state.withLock { $0.timeout = newValue } }
+    }
+
+    /// True when the provider holds a copy of the bytes it last read or wrote and the file's directory is
+    /// writable: then `.save` can write them back.
+    open var isConflictResolutionAvailable: Bool {
+        guard state.withLock({ $0.fileCopy != nil }) else { return false }
+        return FileManager.default.isWritableFile(atPath: fileURL.deletingLastPathComponent().path)
+    }
+
+    /// The fingerprint of the content last read or written through this provider (nil before the first read).
+    public var lastSeenFingerprint: ContentFingerprint? { state.withLock { $0.fingerprint } }
+
+    /// `.save` writes the copy of the bytes last read or written back to ``fileURL`` (coordinated, atomic),
+    /// restoring a deleted file; without a copy it does nothing. `.reload` and `.close` need nothing from the
+    /// provider (whoever reloads reads again through ``data()``).
+    /// - Throws: the I/O or coordination error of writing the copy back.
+    open func resolveFileConflict(with resolution: FileConflictResolution) throws {
+        guard resolution == .save, let copy = state.withLock({ $0.fileCopy }) else { return }
+        let sink = try makeSink(options: [], retainingBytes: true) { Data() }
+        guard sink.writeData(copy), sink.finish() else { throw sink.failure ?? DataProviderError.sinkFinished }
+        try replaceContents(with: sink)
+    }
+
+    // MARK: reading and writing, coordinated
+
+    /// All the bytes, read inside a coordinated read; remembered as the last-read content.
+    /// - Throws: a ``DataProviderError`` or a `FileCoordinationError`.
+    open override func data() throws -> Data {
+        let bytes = try coordinatedRead { url in try FileSystemCalls.readFile(url.path) }
+        remember(ContentFingerprint(of: bytes), bytes: bytes)
+        return bytes
+    }
+
+    /// At most `size` bytes at `offset`, read inside a coordinated read.
+    /// - Throws: a ``DataProviderError`` or a `FileCoordinationError`.
+    open override func readData(size: Int, atOffset offset: UInt64) throws -> Data {
+        try coordinatedRead { url in try FileSystemCalls.readChunk(url.path, size: size, offset: offset) }
+    }
+
+    /// The file's size, read inside a coordinated read (0 if it cannot be read).
+    open override var size: UInt64 {
+        (try? coordinatedRead { url in try FileSystemCalls.status(url.path).map { UInt64($0.st_size) } ?? 0 }) ?? 0
+    }
+
+    /// A sink beside the file; an `.append` sink copies the current bytes inside a coordinated read.
+    /// - Throws: a ``DataProviderError`` or a `FileCoordinationError`.
+    open override func createDataSink(options: DataSinkOptions) throws -> any DataSink {
+        try makeSink(options: options, retainingBytes: true) {
+            try self.coordinatedRead { url in try FileSystemCalls.readFile(url.path) }
+        }
+    }
+
+    /// Renames the sink over the file inside a coordinated write (other presenters are asked to relinquish,
+    /// then told of the change; this provider is not), and remembers the new content.
+    /// - Throws: as ``FileDataProvider/replaceContents(with:)``, or a `FileCoordinationError`.
+    open override func replaceContents(with sink: any DataSink) throws {
+        try putInPlace(sink) { _, contents in
+            try coordinatedWrite(options: []) { url in try Self.rename(sink, over: url) }
+            remember(contents.fingerprint, bytes: contents.bytes)
+        }
+    }
+
+    /// Removes the file inside a coordinated `.forDeleting` write (other presenters accommodate first).
+    /// - Throws: a ``DataProviderError`` or a `FileCoordinationError` (or a presenter's refusal).
+    open override func deleteData() throws {
+        try coordinatedWrite(options: .forDeleting) { url in try FileSystemCalls.unlink(url.path) }
+    }
+
+    // MARK: FilePresenter
+
+    /// The file (``fileURL``).
+    open var presentedItemURL: URL? { fileURL }
+
+    /// A private serial queue.
+    open var presentedItemOperationQueue: OperationQueue { presenterQueue }
+
+    /// True: changes made without coordination are reported too.
+    open var observesUncoordinatedChanges: Bool { true }
+
+    /// Lets the reader go ahead at once.
+    open func relinquishPresentedItem(toReader reader: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
+        reader(nil)
+    }
+
+    /// Lets the writer go ahead at once (reads wait in coordination anyway).
+    open func relinquishPresentedItem(toWriter writer: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
+        writer(nil)
+    }
+
+    /// Nothing to save at this level (a document saves through ``Document/save()``).
+    open func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        completionHandler(nil)
+    }
+
+    /// Forwards to the delegate (the deletion waits for its completion handler), or lets it proceed.
+    open func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        guard let delegate = coordinationDelegate else { return completionHandler(nil) }
+        delegate.accommodatePresentedItemDeletion(for: self, completionHandler: completionHandler)
+    }
+
+    /// Follows the move and posts ``Foundation/Notification/Name/dataProviderFileURLDidChange``.
+    open func presentedItemDidMove(to newURL: URL) {
+        let oldURL = relocate(to: newURL)
+        guard oldURL != fileURL else { return }
+        NotificationCenter.default.post(
+            name: .dataProviderFileURLDidChange, object: self, userInfo: ["oldURL": oldURL, "newURL": fileURL])
+    }
+
+    /// Checks the content on the private change queue and tells the delegate if it really changed.
+    open func presentedItemDidChange() {
+        changeQueue.async { self.checkForContentChange() }
+    }
+
+    /// Files have no subitems: lets the deletion proceed.
+    open func accommodatePresentedSubitemDeletion(
+        at url: URL, completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    /// Files have no subitems: ignored.
+    open func presentedSubitemDidAppear(at url: URL) {}
+
+    /// Files have no subitems: ignored.
+    open func presentedSubitem(at oldURL: URL, didMoveTo newURL: URL) {}
+
+    /// Files have no subitems: ignored.
+    open func presentedSubitemDidChange(at url: URL) {}
+
+    // MARK: private
+
+    private func checkForContentChange() {
+        guard let delegate = coordinationDelegate else { return }
+        let current: ContentFingerprint
+        do {
+            current = try coordinatedRead { url in try FileSystemCalls.fingerprintOfFile(url.path) }
+        } catch {
+            // A missing file is a deletion, reported by its own message; other failures change nothing known.
+            return
+        }
+        let changed = state.withLock { state in
+            defer { state.fingerprint = current }
+            return state.fingerprint != current
+        }
+        if changed { delegate.presentedItemDidChange(for: self) }
+    }
+
+    private func remember(_ fingerprint: ContentFingerprint, bytes: Data?) {
+        state.withLock { state in
+            state.fingerprint = fingerprint
+            if let bytes { state.fileCopy = bytes }
+        }
+    }
+
+    private func coordinator() -> FileCoordinator {
+        let coordinator = FileCoordinator(filePresenter: self)
+        coordinator.timeout = coordinationTimeout
+        return coordinator
+    }
+
+    func coordinatedRead<T>(_ body: (URL) throws -> T) throws -> T {
+        try coordinator().coordinate(readingItemAt: fileURL, options: [], byAccessor: body)
+    }
+
+    func coordinatedWrite<T>(options: FileCoordinator.WritingOptions, _ body: (URL) throws -> T) throws -> T {
+        try coordinator().coordinate(writingItemAt: fileURL, options: options, byAccessor: body)
+    }
+}

@@ -1,0 +1,182 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// The one place where the `Documents` module calls the operating system: each call retries `EINTR` and turns
+/// `-1` into ``DataProviderError/io(path:call:errno:)`` (`close` is never retried).
+enum FileSystemCalls {
+    /// Runs `body` until it returns something other than -1 with `EINTR`.
+    @discardableResult
+    static func call<T: FixedWidthInteger>(
+        _ name: String, path: String, _ body: () -> T
+    ) throws(DataProviderError) -> T {
+        while true {
+            let result = body()
+            if result != -1 { return result }
+            if errno == EINTR { continue }
+            throw .io(path: path, call: name, errno: errno)
+        }
+    }
+
+    /// Opens `path` for reading (a regular file only).
+    static func openForReading(_ path: String) throws(DataProviderError) -> Int32 {
+        let descriptor = try call("open", path: path) { open(path, O_RDONLY | O_CLOEXEC) }
+        var info = stat()
+        do {
+            try call("fstat", path: path) { fstat(descriptor, &info) }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            close(descriptor)
+            throw .isDirectory(path: path)
+        }
+        return descriptor
+    }
+
+    /// The size of the open file.
+    static func size(of descriptor: Int32, path: String) throws(DataProviderError) -> UInt64 {
+        var info = stat()
+        try call("fstat", path: path) { fstat(descriptor, &info) }
+        return UInt64(info.st_size)
+    }
+
+    /// The file's status, or nil if it does not exist.
+    static func status(_ path: String) throws(DataProviderError) -> stat? {
+        var info = stat()
+        while stat(path, &info) == -1 {
+            if errno == EINTR { continue }
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw .io(path: path, call: "stat", errno: errno)
+        }
+        return info
+    }
+
+    /// Reads the whole file.
+    static func readFile(_ path: String) throws(DataProviderError) -> Data {
+        let descriptor = try openForReading(path)
+        defer { close(descriptor) }
+        var data = Data(count: Int(try size(of: descriptor, path: path)))
+        var filled = 0
+        // The file may grow or shrink while it is read (an uncoordinated writer): read until end of file.
+        while true {
+            if filled == data.count { data.count += max(65_536, data.count / 2) }
+            let count = try call("read", path: path) {
+                data.withUnsafeMutableBytes { buffer in
+                    read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
+                }
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        data.count = filled
+        return data
+    }
+
+    /// The fingerprint of a file's content, read through one descriptor in pieces (no copy of the whole file).
+    static func fingerprintOfFile(_ path: String) throws(DataProviderError) -> ContentFingerprint {
+        let descriptor = try openForReading(path)
+        defer { close(descriptor) }
+        var hasher = ContentFingerprint.Hasher64()
+        let piece = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+        defer { piece.deallocate() }
+        while true {
+            let count = try call("read", path: path) { read(descriptor, piece.baseAddress!, piece.count) }
+            if count == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: piece[0..<count]))
+        }
+        return hasher.finish()
+    }
+
+    /// Reads at most `size` bytes at `offset` (fewer at end of file).
+    static func readChunk(_ path: String, size: Int, offset: UInt64) throws(DataProviderError) -> Data {
+        guard size > 0 else { return Data() }
+        let descriptor = try openForReading(path)
+        defer { close(descriptor) }
+        var data = Data(count: size)
+        var filled = 0
+        while filled < size {
+            let count = try call("pread", path: path) {
+                data.withUnsafeMutableBytes { buffer in
+                    pread(descriptor, buffer.baseAddress! + filled, size - filled, off_t(offset) + off_t(filled))
+                }
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        data.count = filled
+        return data
+    }
+
+    /// Writes all of `bytes` to the descriptor.
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(DataProviderError) {
+        var written = 0
+        while written < bytes.count {
+            written += try call("write", path: path) {
+                write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+            }
+        }
+    }
+
+    /// Creates a new, empty temporary file next to `url`, hidden and with the same extension:
+    /// `.NAME.quire-XXXXXX.EXT`. Returns its descriptor and path.
+    static func makeTemporaryFile(beside url: URL) throws(DataProviderError) -> (descriptor: Int32, path: String) {
+        let directory = url.deletingLastPathComponent().path
+        let pathExtension = url.pathExtension
+        let suffix = pathExtension.isEmpty ? "" : "." + pathExtension
+        var template = Array("\(directory)/.\(url.deletingPathExtension().lastPathComponent).quire-XXXXXX\(suffix)".utf8CString)
+        let descriptor = try template.withUnsafeMutableBufferPointer { buffer throws(DataProviderError) in
+            try call("mkstemps", path: directory) { mkstemps(buffer.baseAddress!, Int32(suffix.utf8.count)) }
+        }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (descriptor, path)
+    }
+
+    /// Gives the file the permission bits of `model` if it exists, else 0666 minus the umask.
+    static func copyPermissions(to descriptor: Int32, path: String, from model: String) throws(DataProviderError) {
+        let mode: mode_t
+        if let info = try status(model) {
+            mode = info.st_mode & 0o7777
+        } else {
+            let mask = umask(0o022)
+            umask(mask)
+            mode = 0o666 & ~mask
+        }
+        try call("fchmod", path: path) { fchmod(descriptor, mode) }
+    }
+
+    /// Flushes the file to disk.
+    static func sync(_ descriptor: Int32, path: String) throws(DataProviderError) {
+        try call("fsync", path: path) { fsync(descriptor) }
+    }
+
+    /// Flushes a directory's entries to disk (after a rename into it).
+    static func syncDirectory(_ path: String) throws(DataProviderError) {
+        let descriptor = try call("open", path: path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { close(descriptor) }
+        try call("fsync", path: path) { fsync(descriptor) }
+    }
+
+    /// Renames `source` over `destination` (atomically replacing it).
+    static func rename(_ source: String, to destination: String) throws(DataProviderError) {
+        try call("rename", path: destination) { Glibc.rename(source, destination) }
+    }
+
+    /// Removes a file.
+    static func unlink(_ path: String) throws(DataProviderError) {
+        try call("unlink", path: path) { Glibc.unlink(path) }
+    }
+
+    /// Removes a file, ignoring every failure (for cleaning up temporary files).
+    static func unlinkQuietly(_ path: String) {
+        _ = Glibc.unlink(path)
+    }
+
+    /// Closes a descriptor once (never retried: Linux releases it even on EINTR).
+    static func closeDescriptor(_ descriptor: Int32) {
+        _ = Glibc.close(descriptor)
+    }
+}
