@@ -63,6 +63,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "CoordinationExample", dependencies: ["FileCoordination"], path: "Examples/CoordinationExample"),
+        .executableTarget(name: "DocumentExample", dependencies: ["Documents"], path: "Examples/DocumentExample"),
         .testTarget(name: "PopplerTests", dependencies: ["Poppler", "CPoppler"]),
         .testTarget(name: "CoordinationArbiterTests", dependencies: ["CoordinationArbiter"]),
         // A helper process for the cross-process tests (spawned by FileCoordinationTests, never shipped).
@@ -71,7 +72,7 @@ let package = Package(
         .testTarget(name: "FileCoordinationCompatTests", dependencies: ["FileCoordinationCompat"]),
         // A helper process for the Documents tests (saves in a loop, opens documents; never shipped).
         .executableTarget(name: "DocumentProbe", dependencies: ["Documents"], path: "Tests/DocumentProbe"),
-        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "DocumentProbe", "quire"]),
+        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "DocumentProbe", "DocumentExample", "quire"]),
         .testTarget(name: "quireTests", dependencies: ["quire", "quire-pdf"]),
     ],
     swiftLanguageModes: [.v6]

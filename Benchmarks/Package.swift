@@ -43,5 +43,15 @@ let package = Package(
             dependencies: [.product(name: "FileCoordination", package: "Quire")],
             path: "CrossProcessLatency"
         ),
+        // The figures of issue 6: opening a Document against Poppler alone; write → notification latency.
+        .executableTarget(
+            name: "DocumentLatency",
+            dependencies: [
+                .product(name: "Documents", package: "Quire"),
+                .product(name: "Poppler", package: "Quire"),
+                .product(name: "FileCoordination", package: "Quire"),
+            ],
+            path: "DocumentLatency"
+        ),
     ]
 )

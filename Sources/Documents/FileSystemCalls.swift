@@ -58,9 +58,10 @@ enum FileSystemCalls {
     static func readFile(_ path: String) throws(DataProviderError) -> Data {
         let descriptor = try openForReading(path)
         defer { close(descriptor) }
-        var data = Data(count: Int(try size(of: descriptor, path: path)))
+        // One byte more than the size, so that the read that finds the end needs no larger buffer; the file may
+        // still grow or shrink while it is read (an uncoordinated writer): read until end of file.
+        var data = Data(count: Int(try size(of: descriptor, path: path)) + 1)
         var filled = 0
-        // The file may grow or shrink while it is read (an uncoordinated writer): read until end of file.
         while true {
             if filled == data.count { data.count += max(65_536, data.count / 2) }
             let count = try call("read", path: path) {
