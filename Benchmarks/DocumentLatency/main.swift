@@ -12,7 +12,7 @@ import Foundation
 import Poppler
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func monotonicNanoseconds() -> UInt64 {
@@ -114,7 +114,10 @@ let popplerOpen = median(poppler)
 let documentOpen = median(document)
 print("open the 100-page fixture, bytes already in memory:  \(format(median(fromMemory))) µs")
 print("open it with Poppler alone (read(2) + PDFDocument):  \(format(popplerOpen)) µs")
-print("open it as Document(url:) (coordinated read):        \(format(documentOpen)) µs   ratio \(String(format: "%.2f", documentOpen / popplerOpen))× (target ≤ 1.5×)")
+print(
+    "open it as Document(url:) (coordinated read):        \(format(documentOpen)) µs   "
+        + "ratio \(String(format: "%.2f", documentOpen / popplerOpen))× (target ≤ 1.5×)"
+)
 
 // Where the difference goes.
 func medianOf(_ body: () throws -> Void) rethrows -> Double {
@@ -129,14 +132,19 @@ func medianOf(_ body: () throws -> Void) rethrows -> Double {
 let making = medianOf { _ = CoordinatedFileDataProvider(fileURL: url) }
 let coordinating = try medianOf { try FileCoordinator().coordinate(readingItemAt: url) { _ in } }
 let fingerprinting = medianOf { _ = ContentFingerprint(of: hundred) }
-print("  of which: a provider \(format(making)) µs, an empty coordinated read \(format(coordinating)) µs, "
-    + "the content fingerprint \(format(fingerprinting)) µs")
+print(
+    "  of which: a provider \(format(making)) µs, an empty coordinated read \(format(coordinating)) µs, "
+        + "the content fingerprint \(format(fingerprinting)) µs")
 
 // 2. Notifications.
 final class Arrivals: @unchecked Sendable {
     private let condition = NSCondition()
     private var times: [UInt64] = []
-    func record() { condition.withLock { times.append(monotonicNanoseconds()); condition.broadcast() } }
+    func record() {
+        condition.withLock {
+            times.append(monotonicNanoseconds()); condition.broadcast()
+        }
+    }
     func next(after count: Int) -> UInt64 {
         condition.withLock {
             while times.count <= count { condition.wait() }
@@ -178,7 +186,9 @@ var otherProcess: [UInt64] = []
 var pending = Data()
 for index in 0..<(rounds + 20) {
     input.fileHandleForWriting.write(Data("\n".utf8))
-    while pending.firstIndex(of: UInt8(ascii: "\n")) == nil { pending.append(output.fileHandleForReading.availableData) }
+    while pending.firstIndex(of: UInt8(ascii: "\n")) == nil {
+        pending.append(output.fileHandleForReading.availableData)
+    }
     let newline = pending.firstIndex(of: UInt8(ascii: "\n"))!
     let inPlace = UInt64(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))!
     pending.removeSubrange(pending.startIndex...newline)

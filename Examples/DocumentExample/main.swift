@@ -21,7 +21,10 @@ func printPages(of document: Document) {
     for index in 0..<document.pageCount {
         guard let page = try? document.pageInfo(at: index) else { continue }
         let firstLine = (try? document.text(ofPageAt: index))?.split(separator: "\n").first ?? ""
-        say("  page \(page.label ?? String(index + 1)): \(Int(page.size.width))×\(Int(page.size.height)) pt  \(firstLine)")
+        say(
+            "  page \(page.label ?? String(index + 1)): "
+                + "\(Int(page.size.width))×\(Int(page.size.height)) pt  \(firstLine)"
+        )
     }
 }
 
@@ -40,7 +43,10 @@ var seen = 0
 for await change in document.underlyingFileChanges {
     seen += 1
     if change.isDeletion {
-        say("the file was deleted; the document keeps its pages in memory (conflict: \(document.conflict?.type.rawValue ?? "none"))")
+        say(
+            "the file was deleted; the document keeps its pages in memory "
+                + "(conflict: \(document.conflict?.type.rawValue ?? "none"))"
+        )
         try document.resolveFileConflict(for: change.dataProvider, with: .save)
         say("restored it from memory")
     } else {

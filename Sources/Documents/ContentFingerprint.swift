@@ -50,7 +50,9 @@ public struct ContentFingerprint: Sendable, Hashable, CustomStringConvertible {
             total &+= UInt64(count)
             if buffered > 0 {
                 let taken = min(32 - buffered, count)
-                buffer.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: buffered).copyMemory(from: base, byteCount: taken) }
+                buffer.withUnsafeMutableBytes {
+                    $0.baseAddress!.advanced(by: buffered).copyMemory(from: base, byteCount: taken)
+                }
                 buffered += taken
                 base += taken
                 count -= taken
@@ -73,7 +75,8 @@ public struct ContentFingerprint: Sendable, Hashable, CustomStringConvertible {
         func finish() -> ContentFingerprint {
             var hash: UInt64
             if total >= 32 {
-                hash = lanes.0.rotatedLeft(1) &+ lanes.1.rotatedLeft(7) &+ lanes.2.rotatedLeft(12)
+                hash =
+                    lanes.0.rotatedLeft(1) &+ lanes.1.rotatedLeft(7) &+ lanes.2.rotatedLeft(12)
                     &+ lanes.3.rotatedLeft(18)
                 hash = Self.merge(hash, lanes.0)
                 hash = Self.merge(hash, lanes.1)

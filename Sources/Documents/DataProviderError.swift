@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An error of a data provider or of one of its sinks. Each case names the file where there is one.

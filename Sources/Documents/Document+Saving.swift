@@ -168,7 +168,8 @@ extension Document {
 
     /// Closes the document (the `.close` resolution).
     func close() {
-        let (providers, listeners) = state.withLock { state -> ([any DataProviding], [AsyncStream<UnderlyingFileChange>.Continuation]) in
+        let (providers, listeners) = state.withLock {
+            state -> ([any DataProviding], [AsyncStream<UnderlyingFileChange>.Continuation]) in
             state.isClosed = true
             defer { state.listeners.removeAll() }
             return (state.parts.map(\.provider), Array(state.listeners.values))

@@ -71,7 +71,7 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
                 if state.parts[index].conflict == nil { state.parts[index].conflict = .modification }
             }
         } else {
-            load(partAt: index, keepingOnFailure: true)
+            load(partAt: index, automatic: true)
         }
         post(UnderlyingFileChange(fileURL: dataProvider.fileURL, dataProvider: dataProvider, isDeletion: false))
     }
@@ -202,11 +202,13 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
 
     // MARK: shared helpers
 
-    /// Reads a provider and opens its PDF into the part at `index`, dropping its edits and its conflict. When
-    /// `keepingOnFailure` is true and the part had a PDF, a failure keeps that PDF (a file caught half-written
-    /// by a program that does not coordinate is read again at its next change). Returns the error, if any.
+    /// Reads a provider and opens its PDF into the part at `index`, dropping its edits and its conflict. For an
+    /// automatic reload (`automatic` true): a failure keeps the PDF the part had (a file caught half-written by a
+    /// program that does not coordinate is read again at its next change), and a part edited while the file was
+    /// read is not replaced but gets a `.modification` conflict. Returns the error, if any.
     @discardableResult
-    func load(partAt index: Int, keepingOnFailure: Bool = false) -> DocumentError? {
+    func load(partAt index: Int, automatic: Bool = false) -> DocumentError? {
+        let edits = state.withLock { $0.parts[index].edits }
         let (provider, password) = state.withLock { ($0.parts[index].provider, $0.password) }
         let opened: Result<PDFDocument, DocumentError>
         do {
@@ -216,12 +218,16 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
         }
         return state.withLock { state -> DocumentError? in
             guard index < state.parts.count else { return nil }
+            if automatic && state.parts[index].edits != edits {
+                state.parts[index].conflict = state.parts[index].conflict ?? .modification
+                return nil
+            }
             switch opened {
             case .success(let pdf):
                 state.parts[index] = Part(provider: provider, pdf: pdf)
                 return nil
             case .failure(let error):
-                if !(keepingOnFailure && state.parts[index].pdf != nil) {
+                if !(automatic && state.parts[index].pdf != nil) {
                     state.parts[index] = Part(provider: provider, conflict: state.parts[index].conflict)
                 }
                 state.parts[index].error = error

@@ -36,7 +36,9 @@ public enum DocumentError: Error, Sendable, CustomStringConvertible {
         case .notWritable(let source):
             return "\(source): this data provider cannot be written"
         case .unresolvedConflict(let type, let source):
-            let what = type == .deletion ? "was deleted" : "was changed by someone else while this document had unsaved changes"
+            let what =
+                type == .deletion
+                ? "was deleted" : "was changed by someone else while this document had unsaved changes"
             return "\(source): the file \(what); resolve the conflict (reload, save or close) first"
         case .saveFailed(let source, let underlying):
             return "\(source): saving failed, the file is unchanged: \(underlying)"

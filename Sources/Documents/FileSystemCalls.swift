@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 
@@ -127,7 +127,8 @@ enum FileSystemCalls {
         let directory = url.deletingLastPathComponent().path
         let pathExtension = url.pathExtension
         let suffix = pathExtension.isEmpty ? "" : "." + pathExtension
-        var template = Array("\(directory)/.\(url.deletingPathExtension().lastPathComponent).quire-XXXXXX\(suffix)".utf8CString)
+        var template = Array(
+            "\(directory)/.\(url.deletingPathExtension().lastPathComponent).quire-XXXXXX\(suffix)".utf8CString)
         let descriptor = try template.withUnsafeMutableBufferPointer { buffer throws(DataProviderError) in
             try call("mkstemps", path: directory) { mkstemps(buffer.baseAddress!, Int32(suffix.utf8.count)) }
         }

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// apple-and-nutrient-api.md §7 items 26–28: the coordinated provider as a presenter.
@@ -32,7 +32,9 @@ struct CoordinatedProviderTests {
 
         let destination = folder.url("renamed.pdf")
         let coordinator = boundedCoordinator()
-        try coordinator.coordinate(writingItemAt: url, options: .forMoving, writingItemAt: destination, options: .forReplacing) {
+        try coordinator.coordinate(
+            writingItemAt: url, options: .forMoving, writingItemAt: destination, options: .forReplacing
+        ) {
             from, to in
             try FileManager.default.moveItem(at: from, to: to)
             coordinator.item(at: from, didMoveTo: to)

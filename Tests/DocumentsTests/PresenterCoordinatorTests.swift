@@ -46,7 +46,8 @@ struct PresenterCoordinatorTests {
         #expect(FilePresenterCoordinator.shared.isSuspended)
         #expect(!isRegistered(changed) && !isRegistered(touched))
         try coordinatedReplace(changedURL, with: Fixture.data("mixed-sizes.pdf"))  // nobody is told now
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: touchedURL.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: touchedURL.path)
         #expect(recorder.posted.stays(atMost: 0))
         #expect(document.pageCount == 1 + 2)
 

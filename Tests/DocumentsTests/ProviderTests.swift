@@ -74,7 +74,9 @@ struct ProviderTests {
         defer { folder.remove() }
         let url = folder.url("log.txt")
         try Data("first\n".utf8).write(to: url)
-        for provider in [FileDataProvider(fileURL: url), CoordinatedFileDataProvider(fileURL: url)] as [any WritableDataProviding] {
+        for provider in [FileDataProvider(fileURL: url), CoordinatedFileDataProvider(fileURL: url)]
+            as [any WritableDataProviding]
+        {
             let sink = try provider.createDataSink(options: .append)
             #expect(sink.options == .append)
             #expect(sink.writeData(Data("more\n".utf8)))

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A program built next to the test bundle (`quire`, `DocumentProbe`), run as a child process whose output

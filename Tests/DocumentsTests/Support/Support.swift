@@ -3,7 +3,7 @@ import Documents
 import FileCoordination
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The bounds every wait in this suite uses, so that a regression fails instead of hanging.
