@@ -65,7 +65,7 @@ struct CoordinatedProviderTests {
         #expect(delegate.calls.all == [.changed(onMainThread: false)])
     }
 
-    @Test("A touch, a same-bytes rewrite and a metadata-only coordinated write give no delegate call")
+    @Test("A touch, an xattr, a same-bytes rewrite and a metadata-only coordinated write give no delegate call")
     func metadataOnlyChangesAreSilent() throws {
         let folder = try Folder()
         defer { folder.remove() }
@@ -82,6 +82,9 @@ struct CoordinatedProviderTests {
         // same bytes, coordinated and uncoordinated
         try coordinatedReplace(url, with: original)
         try original.write(to: url)
+        // an extended attribute (where the file system has them)
+        let attributeSet = setExtendedAttribute(url.path, "user.quire.test", "1")
+        #expect(attributeSet || errno == ENOTSUP)
         // metadata-only coordinated write
         try boundedCoordinator().coordinate(writingItemAt: url, options: .contentIndependentMetadataOnly) { url in
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
@@ -171,4 +174,13 @@ struct CoordinatedProviderTests {
         try provider.resolveFileConflict(with: .save)
         #expect(try Data(contentsOf: url) == bytes)
     }
+}
+
+/// setxattr(2), looked up at run time (Glibc's Swift module does not export <sys/xattr.h>).
+private func setExtendedAttribute(_ path: String, _ name: String, _ value: String) -> Bool {
+    typealias SetXattr =
+        @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeRawPointer, Int, Int32) -> Int32
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "setxattr") else { return false }
+    let call = unsafeBitCast(symbol, to: SetXattr.self)
+    return Array(value.utf8).withUnsafeBytes { bytes in call(path, name, bytes.baseAddress!, bytes.count, 0) == 0 }
 }

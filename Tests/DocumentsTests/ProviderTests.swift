@@ -28,7 +28,12 @@ struct ProviderTests {
         defer { folder.remove() }
         let url = try folder.copy("hundred-pages.pdf")
         let expected = try Data(contentsOf: url)
-        let provider = FileDataProvider(fileURL: url)
+        for provider in [FileDataProvider(fileURL: url), CoordinatedFileDataProvider(fileURL: url)] {
+            try checkReads(provider, url: url, expected: expected)
+        }
+    }
+
+    private func checkReads(_ provider: FileDataProvider, url: URL, expected: Data) throws {
         #expect(try provider.data() == expected)
         #expect(provider.size == UInt64(expected.count))
         #expect(provider.uid == url.path)
