@@ -62,7 +62,9 @@ struct CatalogTests {
         await #expect(throws: CatalogError.duplicateDocument(record.id)) { try await catalog.insert(record) }
         let missing = Self.record("missing")
         await #expect(throws: CatalogError.documentNotFound(missing.id)) { try await catalog.update(missing) }
-        await #expect(throws: CatalogError.documentNotFound(missing.id)) { try await catalog.deleteDocument(missing.id) }
+        await #expect(throws: CatalogError.documentNotFound(missing.id)) {
+            try await catalog.deleteDocument(missing.id)
+        }
         #expect(CatalogError.documentNotFound(missing.id).description == "document missing is not in the catalog")
     }
 
@@ -97,13 +99,15 @@ struct CatalogTests {
         let catalog = try Catalog(storeDirectory: directory.url)
         let record = Self.record("doc")
         let created = try #require(
-            try await catalog.insert(record, recording: StoreEvent(type: .created, documentID: record.id, etag: record.etag)))
+            try await catalog.insert(
+                record, recording: StoreEvent(type: .created, documentID: record.id, etag: record.etag)))
         #expect(created.id == 1)
         await #expect(throws: CatalogError.duplicateDocument(record.id)) {
             try await catalog.insert(record, recording: StoreEvent(type: .created, documentID: record.id))
         }
         #expect(try await catalog.lastEventID() == 1)
-        let deleted = try await catalog.deleteDocument(record.id, recording: StoreEvent(type: .deleted, documentID: record.id))
+        let deleted = try await catalog.deleteDocument(
+            record.id, recording: StoreEvent(type: .deleted, documentID: record.id))
         #expect(deleted?.id == 2)
         #expect(try await catalog.events(after: 0).map(\.type) == [.created, .deleted])
     }

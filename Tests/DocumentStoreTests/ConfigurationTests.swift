@@ -71,7 +71,8 @@ struct ConfigurationTests {
         let expected = StoreConfiguration(
             storeDirectory: directory.url.appendingPathComponent("s", isDirectory: true).standardizedFileURL,
             host: "::1", port: 0, coordinationScope: .process, maxUploadBytes: 10, maxOpenDocuments: 2, maxDPI: 1200,
-            token: "abc.DEF-_~+/==", roots: [URL(fileURLWithPath: try #require(realPath(root.path)), isDirectory: true)])
+            token: "abc.DEF-_~+/==", roots: [URL(fileURLWithPath: try #require(realPath(root.path)), isDirectory: true)]
+        )
         #expect(configuration == expected)
     }
 
@@ -193,7 +194,9 @@ struct ConfigurationTests {
         InvalidCase(file: "[1, 2]", "invalid configuration: cannot use quire.json: the top level is not a JSON object"),
     ]
 
-    @Test("an invalid value stops start-up with one line naming the key, the value and the source", arguments: invalidCases)
+    @Test(
+        "an invalid value stops start-up with one line naming the key, the value and the source",
+        arguments: invalidCases)
     func invalidValue(_ invalid: InvalidCase) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -241,4 +244,18 @@ func realPath(_ path: String) -> String? {
     guard let resolved = realpath(path, nil) else { return nil }
     defer { free(resolved) }
     return String(cString: resolved)
+}
+
+extension ConfigurationTests {
+    @Test("the example config/shared-folder.json has only known keys and valid values")
+    func exampleFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Its root and store are for a real machine: point them here.
+        let root = try directory.directory("pdf")
+        let configuration = try StoreConfiguration.load(
+            configFile: packageRoot.appendingPathComponent("config/shared-folder.json").path, environment: [:],
+            overrides: ConfigurationOverrides(store: "store", roots: [root.path]), workingDirectory: directory.url)
+        #expect(configuration.token == "change-me")
+    }
 }

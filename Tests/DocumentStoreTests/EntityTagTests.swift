@@ -10,7 +10,8 @@ struct EntityTagTests {
         #expect(tag.opaqueTag == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(!tag.isWeak)
         #expect(tag.headerValue == "\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\"")
-        #expect(EntityTag(content: Data()).opaqueTag == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            EntityTag(content: Data()).opaqueTag == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 
     @Test("content hashed in pieces gives the tag of the whole")

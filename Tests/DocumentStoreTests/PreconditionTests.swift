@@ -22,7 +22,9 @@ struct PreconditionTests {
                 == .tags([
                     EntityTag(opaqueTag: "a")!, EntityTag(opaqueTag: "b", isWeak: true)!, EntityTag(opaqueTag: "c,d")!,
                 ]))
-        #expect(EntityTagCondition(headerValues: [#""a""#, #""b""#]) == .tags([.init(opaqueTag: "a")!, .init(opaqueTag: "b")!]))
+        #expect(
+            EntityTagCondition(headerValues: [#""a""#, #""b""#])
+                == .tags([.init(opaqueTag: "a")!, .init(opaqueTag: "b")!]))
         #expect(EntityTagCondition(headerValues: [#", "a",,"#]) == .tags([.init(opaqueTag: "a")!]))
         for invalid in ["", ",", "a", #""a" "b""#, #"*, "a""#, #""a"x"#, #"W/ "a""#] {
             #expect(EntityTagCondition(headerValues: [invalid]) == nil, "\(invalid)")
@@ -55,17 +57,24 @@ struct PreconditionTests {
         #expect(try Self.preconditions().evaluate(current: Self.current, method: .get) == .proceed)
         #expect(try Self.preconditions(ifMatch: #""v2""#).evaluate(current: Self.current, method: .put) == .proceed)
         #expect(
-            try Self.preconditions(ifMatch: #""v1""#).evaluate(current: Self.current, method: .put) == .preconditionFailed)
-        #expect(try Self.preconditions(ifNoneMatch: #""v2""#).evaluate(current: Self.current, method: .get) == .notModified)
-        #expect(try Self.preconditions(ifNoneMatch: #""v2""#).evaluate(current: Self.current, method: .head) == .notModified)
+            try Self.preconditions(ifMatch: #""v1""#).evaluate(current: Self.current, method: .put)
+                == .preconditionFailed)
+        #expect(
+            try Self.preconditions(ifNoneMatch: #""v2""#).evaluate(current: Self.current, method: .get) == .notModified)
+        #expect(
+            try Self.preconditions(ifNoneMatch: #""v2""#).evaluate(current: Self.current, method: .head) == .notModified
+        )
         #expect(
             try Self.preconditions(ifNoneMatch: #""v2""#).evaluate(current: Self.current, method: .put)
                 == .preconditionFailed)
         #expect(try Self.preconditions(ifNoneMatch: "*").evaluate(current: nil, method: .put) == .proceed)
-        #expect(try Self.preconditions(ifNoneMatch: "*").evaluate(current: Self.current, method: .put) == .preconditionFailed)
+        #expect(
+            try Self.preconditions(ifNoneMatch: "*").evaluate(current: Self.current, method: .put)
+                == .preconditionFailed)
         // If-Match is evaluated first.
         #expect(
-            try Self.preconditions(ifMatch: #""v1""#, ifNoneMatch: #""v1""#).evaluate(current: Self.current, method: .get)
+            try Self.preconditions(ifMatch: #""v1""#, ifNoneMatch: #""v1""#).evaluate(
+                current: Self.current, method: .get)
                 == .preconditionFailed)
     }
 

@@ -168,7 +168,8 @@ struct RouteTests {
                 #expect(response.headers[.wwwAuthenticate] == #"Bearer realm="quire", error="invalid_token""#)
             }
             for right in ["Bearer s3cret", "bearer  s3cret "] {
-                let response = try await client.execute(uri: "/probe/echo", method: .post, headers: [.authorization: right])
+                let response = try await client.execute(
+                    uri: "/probe/echo", method: .post, headers: [.authorization: right])
                 #expect(response.status == .ok, "\(right)")
                 #expect(String(buffer: response.body) == "changed")
             }

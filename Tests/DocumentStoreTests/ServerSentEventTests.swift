@@ -44,7 +44,8 @@ struct ServerSentEventTests {
             sse.data
                 == #"{"at":"2026-09-21T14:13:20.250Z","document":"doc","etag":"\"e1\"","from":"/a/x.pdf","id":42,"#
                 + #""to":"/b/x.pdf","type":"moved"}"#)
-        var untagged = StoreEvent(type: .deleted, documentID: DocumentID(rawValue: "doc")!, at: Date(timeIntervalSince1970: 0))
+        var untagged = StoreEvent(
+            type: .deleted, documentID: DocumentID(rawValue: "doc")!, at: Date(timeIntervalSince1970: 0))
         untagged.id = 43
         #expect(untagged.serverSentEvent.data.contains(#""etag":null"#))
     }

@@ -111,7 +111,8 @@ public struct Catalog: Sendable {
     ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
     public func events(after id: Int64, limit: Int = 1000) async throws -> [StoreEvent] {
         try await read("read events after \(id)") { db in
-            try StoreEvent.filter(StoreEvent.ColumnNames.id > id).order(StoreEvent.ColumnNames.id).limit(limit).fetchAll(db)
+            try StoreEvent.filter(StoreEvent.ColumnNames.id > id).order(StoreEvent.ColumnNames.id).limit(limit)
+                .fetchAll(db)
         }
     }
 

@@ -84,7 +84,8 @@ extension StoreEvent: FetchableRecord, MutablePersistableRecord {
         guard let extra = try? JSONDecoder().decode([String: String].self, from: Data(extraText.utf8)) else {
             throw corrupt(ColumnNames.extra, extraText)
         }
-        self.init(type: type, documentID: documentID, etag: etag, at: Date(catalogMilliseconds: row[ColumnNames.at]),
+        self.init(
+            type: type, documentID: documentID, etag: etag, at: Date(catalogMilliseconds: row[ColumnNames.at]),
             extra: extra)
         self.id = row[ColumnNames.id]
     }

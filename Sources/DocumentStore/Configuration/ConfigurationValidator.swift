@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Reads every key from the layers and checks it: each rule below is what "valid" means for its key, and each
 /// failure is a ``ConfigurationError/invalidValue(key:value:source:reason:)`` naming the value's source.
 struct ConfigurationValidator {
@@ -98,7 +94,7 @@ struct ConfigurationValidator {
         var roots: [URL] = []
         for path in found.value where !path.isEmpty {
             let url = URL(fileURLWithPath: path, isDirectory: true, relativeTo: workingDirectory)
-            .absoluteURL.standardizedFileURL
+                .absoluteURL.standardizedFileURL
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue,
                 let resolved = Self.realPath(url.path)

@@ -55,7 +55,9 @@ public struct ProblemDetails: HTTPResponseError, Sendable, Equatable, CustomStri
 
     /// The JSON body: the standard members that are set and the extension members, keys sorted.
     public var body: Data {
-        var members: [String: JSONMember] = ["type": .string(type), "title": .string(title), "status": .int(status.code)]
+        var members: [String: JSONMember] = [
+            "type": .string(type), "title": .string(title), "status": .int(status.code),
+        ]
         if let detail { members["detail"] = .string(detail) }
         if let instance { members["instance"] = .string(instance) }
         for (name, value) in extensions { members[name] = .string(value) }

@@ -6,7 +6,7 @@ import NIOCore
 /// bound to the configured host and port. The document controllers, when they arrive, are made here from the same
 /// catalog and metrics. Run it with `runService()`, which stops gracefully on SIGTERM and SIGINT.
 /// - Parameters:
-///   - configuration: The checked configuration (``StoreConfiguration/load(configFile:environment:overrides:workingDirectory:)``).
+///   - configuration: The checked configuration (from `StoreConfiguration.load`).
 ///   - controllers: The routes beyond the built-in ones (the document routes).
 ///   - logger: The service's logger; the executable sets its level and handler.
 ///   - onServerRunning: Called once the server listens, with its channel (whose `localAddress` has the port

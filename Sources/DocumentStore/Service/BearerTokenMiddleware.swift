@@ -37,7 +37,8 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// The token of a `Bearer` credential (the scheme is case-insensitive), or nil for another scheme.
     static func bearerToken(in authorization: String) -> Substring? {
-        let parts = authorization.trimmingWhitespace().split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        let parts = authorization.trimmingWhitespace().split(
+            separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         return parts[1].trimmingWhitespace()
     }

@@ -15,9 +15,13 @@ struct ProblemResponseMiddleware<Context: RequestContext>: RouterMiddleware {
             problem = error
         } catch let error as any HTTPResponseError {
             problem = try Self.problem(for: error, request: request, context: context)
+        } catch let error as CancellationError {
+            // The client went away: there is no one to answer, and nothing failed.
+            throw error
         } catch {
             context.logger.error(
-                "request failed", metadata: ["error": "\(String(reflecting: error))", "error.type": "\(type(of: error))"])
+                "request failed",
+                metadata: ["error": "\(String(reflecting: error))", "error.type": "\(type(of: error))"])
             problem = .internalError(requestID: context.id)
         }
         if problem.instance == nil { problem.instance = request.uri.path }

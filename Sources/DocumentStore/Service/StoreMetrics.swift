@@ -39,7 +39,9 @@ public final class StoreMetrics: Sendable {
     /// Counts a request and records its duration (`quire_http_requests_total`,
     /// `quire_http_request_duration_seconds`), by route pattern (`/documents/{id}`, never the raw path, so that
     /// ids do not multiply the series), method and status.
-    public func recordRequest(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration) {
+    public func recordRequest(
+        route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration
+    ) {
         let dimensions = [("route", route), ("method", method.rawValue), ("status", String(status.code))]
         CoreMetrics.Counter(label: "quire_http_requests_total", dimensions: dimensions, factory: factory).increment()
         CoreMetrics.Timer(label: "quire_http_request_duration_seconds", dimensions: dimensions, factory: factory)
@@ -48,12 +50,14 @@ public final class StoreMetrics: Sendable {
 
     /// Counts an event sent to the event log (`quire_events_total`), by type.
     public func recordEvent(_ type: StoreEvent.EventType) {
-        CoreMetrics.Counter(label: "quire_events_total", dimensions: [("type", type.rawValue)], factory: factory).increment()
+        CoreMetrics.Counter(label: "quire_events_total", dimensions: [("type", type.rawValue)], factory: factory)
+            .increment()
     }
 
     /// Records how long a coordinated access waited for other processes (`quire_coordination_wait_seconds`).
     public func recordCoordinationWait(_ duration: Duration) {
-        CoreMetrics.Timer(label: Self.coordinationWaitLabel, factory: factory).recordNanoseconds(Self.nanoseconds(duration))
+        CoreMetrics.Timer(label: Self.coordinationWaitLabel, factory: factory).recordNanoseconds(
+            Self.nanoseconds(duration))
     }
 
     /// The metrics in the Prometheus text exposition format.
