@@ -99,8 +99,10 @@ let package = Package(
             name: "DocumentStoreTests",
             dependencies: [
                 "DocumentStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

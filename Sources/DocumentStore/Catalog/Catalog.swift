@@ -144,18 +144,20 @@ public struct Catalog: Sendable {
     private func write<T: Sendable>(
         _ operation: String, _ updates: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
-        do {
-            return try await database.write(updates)
-        } catch let error as DatabaseError {
-            throw CatalogError.databaseFailed(path: databaseURL.path, operation: operation, reason: Self.reason(error))
-        }
+        try await naming(operation) { try await database.write(updates) }
     }
 
     private func read<T: Sendable>(
         _ operation: String, _ value: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
+        try await naming(operation) { try await database.read(value) }
+    }
+
+    /// Runs a database access, turning SQLite's errors into ``CatalogError/databaseFailed(path:operation:reason:)``
+    /// that names the operation; the catalog's own errors and cancellation pass through.
+    private func naming<T>(_ operation: String, _ access: () async throws -> T) async throws -> T {
         do {
-            return try await database.read(value)
+            return try await access()
         } catch let error as DatabaseError {
             throw CatalogError.databaseFailed(path: databaseURL.path, operation: operation, reason: Self.reason(error))
         }
