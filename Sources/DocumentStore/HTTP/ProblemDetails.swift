@@ -6,7 +6,7 @@ import Hummingbird
 /// `detail`, `instance` and extension members, plus any headers the status needs (`ETag` on 412,
 /// `Content-Range` on 416, `WWW-Authenticate` on 401).
 ///
-/// Throw it from a route: Hummingbird renders every `HTTPResponseError`, and ``ProblemResponseMiddleware``
+/// Throw it from a route: Hummingbird renders every `HTTPResponseError`, and the service's problem middleware
 /// turns every other error into one, so that no error leaves the service in another shape.
 public struct ProblemDetails: HTTPResponseError, Sendable, Equatable, CustomStringConvertible {
     /// The response status.

@@ -33,9 +33,9 @@ public func buildApplication(
 /// Builds the router: the service's middleware, then the built-in routes (`/health`, `/metrics`,
 /// `/openapi.yaml`) and `controllers`.
 ///
-/// Middleware, outermost first: ``RequestTelemetryMiddleware`` (log line, metrics, `X-Request-ID`),
-/// ``ProblemResponseMiddleware`` (every error as problem details), and, when a token is configured,
-/// ``BearerTokenMiddleware`` (mutating methods need it). HEAD is answered wherever GET is.
+/// Middleware, outermost first: `RequestTelemetryMiddleware` (log line, metrics, `X-Request-ID`),
+/// `ProblemResponseMiddleware` (every error as problem details), and, when a token is configured,
+/// `BearerTokenMiddleware` (mutating methods need it). HEAD is answered wherever GET is.
 /// - Parameters:
 ///   - configuration: The checked configuration; its token decides whether mutating requests need one.
 ///   - catalog: The store's catalog, which `/health` checks.

@@ -6,7 +6,7 @@ import Hummingbird
 ///
 /// The built-in controllers are ``HealthController``, ``MetricsController`` and ``OpenAPIController``; the
 /// document routes (`/documents…`, `/events`) arrive as controllers of the same kind, passed to
-/// ``buildRouter(configuration:metrics:controllers:)``.
+/// ``buildRouter(configuration:catalog:metrics:controllers:requestLogLevel:)``.
 public protocol RouteController: Sendable {
     /// The path the routes are mounted at (`/health`, `/documents`).
     var mountPath: RouterPath { get }
