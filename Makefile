@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 # What the build and the tests need from Debian.
-APT_PACKAGES := pkg-config libpoppler-glib-dev libcairo2-dev libpng-dev libglib2.0-dev
+APT_PACKAGES := pkg-config libpoppler-glib-dev libcairo2-dev libpng-dev libglib2.0-dev libsqlite3-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: all deps build run test release clean fixtures bench compare compare-coordination

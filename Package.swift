@@ -10,11 +10,22 @@ let package = Package(
         .library(name: "FileCoordination", targets: ["FileCoordination"]),
         .library(name: "FileCoordinationCompat", targets: ["FileCoordinationCompat"]),
         .library(name: "Documents", targets: ["Documents"]),
+        .library(name: "DocumentStore", targets: ["DocumentStore"]),
         .executable(name: "quire", targets: ["quire"]),
         .executable(name: "quire-pdf", targets: ["quire-pdf"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The document-store service (DocumentStore): HTTP, configuration, catalog, hashing, metrics, logging.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // poppler-glib + cairo (+ gio, linked by the modulemap: notes P2).
@@ -36,6 +47,23 @@ let package = Package(
         .target(name: "FileCoordinationCompat", dependencies: ["FileCoordination"]),
         // Data providers, coordinated file providers, Document, FilePresenterCoordinator, conflicts.
         .target(name: "Documents", dependencies: ["FileCoordination", "Poppler"]),
+        // The store (catalog + files + event log) and its HTTP service. Document routes arrive with `Documents`.
+        .target(
+            name: "DocumentStore",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            // The repository's openapi.yaml (a symbolic link here), compiled in and served at /openapi.yaml.
+            resources: [.embedInCode("Resources/openapi.yaml")]
+        ),
         // The command line: arguments and help shared by both executables (no poppler here).
         .target(
             name: "QuireCommandLine",
@@ -74,6 +102,16 @@ let package = Package(
         .executableTarget(name: "DocumentProbe", dependencies: ["Documents"], path: "Tests/DocumentProbe"),
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "DocumentProbe", "DocumentExample", "quire"]),
         .testTarget(name: "quireTests", dependencies: ["quire", "quire-pdf"]),
+        .testTarget(
+            name: "DocumentStoreTests",
+            dependencies: [
+                "DocumentStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+
+/// The store's catalog of documents and its persisted event log, in one SQLite database
+/// (`<store>/catalog.sqlite`, WAL mode, through a GRDB `DatabasePool`: reads run in parallel with the one writer).
+///
+/// A change to a document and the event that reports it can commit together (`recording:`), so that the log never
+/// tells of a change the catalog lacks or the reverse. Operations run on GRDB's queues, never blocking the caller's
+/// thread.
+public struct Catalog: Sendable {
+    private let database: DatabasePool
+
+    /// The database file.
+    public let databaseURL: URL
+
+    /// Opens the catalog in `storeDirectory` (created, readable by its owner only, when missing) and brings its
+    /// schema up to date.
+    /// - Throws: ``CatalogError/cannotOpen(path:reason:)`` when the directory or the database cannot be created,
+    ///   opened or migrated.
+    public init(storeDirectory: URL) throws(CatalogError) {
+        let databaseURL = storeDirectory.appendingPathComponent("catalog.sqlite", isDirectory: false)
+        self.databaseURL = databaseURL
+        do {
+            try FileManager.default.createDirectory(
+                at: storeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            var configuration = Configuration()
+            configuration.label = "quire.catalog"
+            configuration.busyMode = .timeout(5)
+            database = try DatabasePool(path: databaseURL.path, configuration: configuration)
+            try CatalogSchema.migrator.migrate(database)
+        } catch {
+            throw .cannotOpen(path: databaseURL.path, reason: Self.reason(error))
+        }
+    }
+
+    /// Adds a document, and appends `event` in the same transaction.
+    /// - Returns: The appended event with its id, or nil when none was given.
+    /// - Throws: ``CatalogError/duplicateDocument(_:)``, ``CatalogError/databaseFailed(path:operation:reason:)``,
+    ///   or `CancellationError`.
+    @discardableResult
+    public func insert(_ document: DocumentRecord, recording event: StoreEvent? = nil) async throws -> StoreEvent? {
+        try await write("add document \(document.id)") { db in
+            do {
+                try document.insert(db)
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
+                throw CatalogError.duplicateDocument(document.id)
+            }
+            return try Self.append(event, db)
+        }
+    }
+
+    /// Replaces a document's entry, and appends `event` in the same transaction.
+    /// - Returns: The appended event with its id, or nil when none was given.
+    /// - Throws: ``CatalogError/documentNotFound(_:)``, ``CatalogError/databaseFailed(path:operation:reason:)``,
+    ///   or `CancellationError`.
+    @discardableResult
+    public func update(_ document: DocumentRecord, recording event: StoreEvent? = nil) async throws -> StoreEvent? {
+        try await write("update document \(document.id)") { db in
+            do {
+                try document.update(db)
+            } catch RecordError.recordNotFound {
+                throw CatalogError.documentNotFound(document.id)
+            }
+            return try Self.append(event, db)
+        }
+    }
+
+    /// Removes a document's entry, and appends `event` in the same transaction. Its events stay in the log.
+    /// - Returns: The appended event with its id, or nil when none was given.
+    /// - Throws: ``CatalogError/documentNotFound(_:)``, ``CatalogError/databaseFailed(path:operation:reason:)``,
+    ///   or `CancellationError`.
+    @discardableResult
+    public func deleteDocument(_ id: DocumentID, recording event: StoreEvent? = nil) async throws -> StoreEvent? {
+        try await write("delete document \(id)") { db in
+            guard try DocumentRecord.deleteOne(db, key: id.rawValue) else { throw CatalogError.documentNotFound(id) }
+            return try Self.append(event, db)
+        }
+    }
+
+    /// The document with this id, or nil.
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
+    ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func document(_ id: DocumentID) async throws -> DocumentRecord? {
+        try await read("read document \(id)") { db in try DocumentRecord.fetchOne(db, key: id.rawValue) }
+    }
+
+    /// Every document, oldest first.
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
+    ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func documents() async throws -> [DocumentRecord] {
+        try await read("list documents") { db in
+            try DocumentRecord.order(DocumentRecord.ColumnNames.createdAt, DocumentRecord.ColumnNames.id).fetchAll(db)
+        }
+    }
+
+    /// Appends an event to the log.
+    /// - Returns: The event with the id the log gave it, greater than every id given before.
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    @discardableResult
+    public func append(_ event: StoreEvent) async throws -> StoreEvent {
+        try await write("append a \(event.type.rawValue) event") { db in
+            var event = event
+            try event.insert(db)
+            return event
+        }
+    }
+
+    /// The events with an id greater than `id`, oldest first, at most `limit` of them: what a client that saw
+    /// `id` last (its `Last-Event-ID`) missed.
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
+    ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func events(after id: Int64, limit: Int = 1000) async throws -> [StoreEvent] {
+        try await read("read events after \(id)") { db in
+            try StoreEvent.filter(StoreEvent.ColumnNames.id > id).order(StoreEvent.ColumnNames.id).limit(limit)
+                .fetchAll(db)
+        }
+    }
+
+    /// The greatest id the log ever gave, 0 when it gave none: a new client starts after it.
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func lastEventID() async throws -> Int64 {
+        try await read("read the last event id") { db in
+            // The AUTOINCREMENT counter, not MAX(id): it keeps counting when the newest events are deleted.
+            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: ["events"]) ?? 0
+        }
+    }
+
+    /// Closes the database; later operations fail.
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)`` when SQLite cannot close it.
+    public func close() throws(CatalogError) {
+        do {
+            try database.close()
+        } catch {
+            throw .databaseFailed(path: databaseURL.path, operation: "close the database", reason: Self.reason(error))
+        }
+    }
+
+    private static func append(_ event: StoreEvent?, _ db: Database) throws -> StoreEvent? {
+        guard var event else { return nil }
+        try event.insert(db)
+        return event
+    }
+
+    private func write<T: Sendable>(
+        _ operation: String, _ updates: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
+        try await naming(operation) { try await database.write(updates) }
+    }
+
+    private func read<T: Sendable>(
+        _ operation: String, _ value: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
+        try await naming(operation) { try await database.read(value) }
+    }
+
+    /// Runs a database access, turning SQLite's errors into ``CatalogError/databaseFailed(path:operation:reason:)``
+    /// that names the operation; the catalog's own errors and cancellation pass through.
+    private func naming<T>(_ operation: String, _ access: () async throws -> T) async throws -> T {
+        do {
+            return try await access()
+        } catch let error as DatabaseError {
+            throw CatalogError.databaseFailed(path: databaseURL.path, operation: operation, reason: Self.reason(error))
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? DatabaseError { return error.message ?? error.resultCode.description }
+        if let error = error as? CocoaError, let underlying = error.underlying { return "\(underlying)" }
+        return "\(error)"
+    }
+}

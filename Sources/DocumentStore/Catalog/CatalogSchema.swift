@@ -1,0 +1,38 @@
+import GRDB
+
+/// The catalog's schema, as a list of migrations: each runs once per database, in order, and is never edited
+/// after it shipped (a change is a new migration).
+enum CatalogSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: documents and events") { db in
+            try db.create(table: DocumentRecord.databaseTableName) { table in
+                table.primaryKey("id", .text)
+                table.column("files", .text).notNull()  // JSON array of absolute paths, in page order
+                table.column("origin", .text).notNull().check(sql: "origin IN ('upload', 'registered')")
+                table.column("title", .text)
+                table.column("pageCount", .integer).notNull().check(sql: "pageCount >= 0")
+                table.column("size", .integer).notNull().check(sql: "size >= 0")
+                table.column("etag", .text).notNull()
+                table.column("state", .text).notNull()
+                    .check(sql: "state IN ('clean', 'dirty', 'conflict', 'deleted')")
+                table.column("conflictType", .text).check(sql: "conflictType IN ('deletion', 'modification')")
+                table.column("createdAt", .integer).notNull()  // Unix time in milliseconds
+                table.column("updatedAt", .integer).notNull()
+                // A conflict always has a type, and only a conflict has one.
+                table.check(sql: "(state = 'conflict') = (conflictType IS NOT NULL)")
+            }
+            // AUTOINCREMENT: an id is never given twice, even after the newest events are deleted.
+            try db.create(table: StoreEvent.databaseTableName) { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("type", .text).notNull()
+                    .check(sql: "type IN ('created', 'changed', 'moved', 'deleted', 'conflict', 'resolved', 'saved')")
+                table.column("documentId", .text).notNull()  // no foreign key: events outlive their documents
+                table.column("etag", .text)
+                table.column("at", .integer).notNull()  // Unix time in milliseconds
+                table.column("extra", .text).notNull().defaults(to: "{}")  // JSON object of strings
+            }
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+
+/// An entry of the persisted event log: something that happened to a document, with an id that only grows,
+/// across restarts too, so that a client can resume from the last id it saw (`Last-Event-ID`).
+public struct StoreEvent: Sendable, Hashable {
+    /// What happened.
+    public enum EventType: String, Sendable, Hashable, CaseIterable {
+        /// The document entered the store.
+        case created
+        /// The document's content changed (and it reloaded, if it was clean).
+        case changed
+        /// A file of the document moved; `extra` has `from` and `to`.
+        case moved
+        /// The document, or a file of it, was deleted.
+        case deleted
+        /// The document is in conflict; `extra` has `conflict` (`deletion` or `modification`).
+        case conflict
+        /// A conflict was resolved; `extra` has `resolution` (`reload`, `save` or `close`).
+        case resolved
+        /// The document's edits were saved to its files.
+        case saved
+    }
+
+    /// The event's id, given by the log when the event is appended; nil before.
+    public var id: Int64?
+    /// What happened.
+    public var type: EventType
+    /// The document it happened to.
+    public var documentID: DocumentID
+    /// The document's entity tag after the event, when it has one.
+    public var etag: EntityTag?
+    /// When it happened (kept to the millisecond).
+    public var at: Date { didSet { at = at.roundedToCatalogPrecision } }
+    /// Type-specific fields, sent as extra members of the event's JSON (names other than `id`, `type`,
+    /// `document`, `etag` and `at`).
+    public var extra: [String: String]
+
+    /// Makes an event to append (its id is nil until the log gives it one).
+    public init(
+        type: EventType, documentID: DocumentID, etag: EntityTag? = nil, at: Date = Date(),
+        extra: [String: String] = [:]
+    ) {
+        self.id = nil
+        self.type = type
+        self.documentID = documentID
+        self.etag = etag
+        self.at = at.roundedToCatalogPrecision
+        self.extra = extra
+    }
+}
+
+extension StoreEvent: FetchableRecord, MutablePersistableRecord {
+    /// The catalog's event log table.
+    public static let databaseTableName = "events"
+
+    /// The table's columns (see `CatalogSchema`).
+    enum ColumnNames {
+        static let id = Column("id")
+        static let type = Column("type")
+        static let documentID = Column("documentId")
+        static let etag = Column("etag")
+        static let at = Column("at")
+        static let extra = Column("extra")
+    }
+
+    /// Reads an event from a row of `events`.
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)`` when a column holds what this version never
+    ///   writes.
+    public init(row: Row) throws {
+        func corrupt(_ column: Column, _ value: String) -> CatalogError {
+            .corruptRow(table: Self.databaseTableName, column: column.name, value: value)
+        }
+        let typeText: String = row[ColumnNames.type]
+        guard let type = EventType(rawValue: typeText) else { throw corrupt(ColumnNames.type, typeText) }
+        let documentText: String = row[ColumnNames.documentID]
+        guard let documentID = DocumentID(rawValue: documentText) else {
+            throw corrupt(ColumnNames.documentID, documentText)
+        }
+        let etagText: String? = row[ColumnNames.etag]
+        let etag = etagText.flatMap { EntityTag(opaqueTag: $0) }
+        if let etagText, etag == nil { throw corrupt(ColumnNames.etag, etagText) }
+        let extraText: String = row[ColumnNames.extra]
+        guard let extra = try? JSONDecoder().decode([String: String].self, from: Data(extraText.utf8)) else {
+            throw corrupt(ColumnNames.extra, extraText)
+        }
+        self.init(
+            type: type, documentID: documentID, etag: etag, at: Date(catalogMilliseconds: row[ColumnNames.at]),
+            extra: extra)
+        self.id = row[ColumnNames.id]
+    }
+
+    /// Writes the event's columns; `extra` as a JSON object of strings.
+    public func encode(to container: inout PersistenceContainer) throws {
+        container[ColumnNames.id] = id
+        container[ColumnNames.type] = type.rawValue
+        container[ColumnNames.documentID] = documentID.rawValue
+        container[ColumnNames.etag] = etag?.opaqueTag
+        container[ColumnNames.at] = at.catalogMilliseconds
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        container[ColumnNames.extra] = String(decoding: try encoder.encode(extra), as: UTF8.self)
+    }
+
+    /// Takes the id the log gave the event.
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}

@@ -1,0 +1,33 @@
+/// One key of the service's configuration and its spellings: the dot-separated path in `config/quire.json`, the
+/// environment variable and the `quire serve` flag. The table below is the one place these spellings live.
+struct ConfigurationKey: Sendable, Hashable {
+    /// The dot-separated path in the JSON file and the swift-configuration key (`coordination.scope`).
+    let name: String
+    /// The environment variable that overrides the file: `QUIRE_` and the name in upper snake case, as
+    /// swift-configuration's `EnvironmentVariablesProvider` spells the key prefixed with `quire`.
+    let environmentVariable: String
+    /// The `quire serve` flag that overrides everything else.
+    let flag: String
+
+    /// The key's path components, as swift-configuration looks them up.
+    var components: [String] { name.split(separator: ".").map(String.init) }
+
+    static let store = ConfigurationKey(name: "store", environmentVariable: "QUIRE_STORE", flag: "--store")
+    static let host = ConfigurationKey(name: "host", environmentVariable: "QUIRE_HOST", flag: "--host")
+    static let port = ConfigurationKey(name: "port", environmentVariable: "QUIRE_PORT", flag: "--port")
+    static let coordinationScope = ConfigurationKey(
+        name: "coordination.scope", environmentVariable: "QUIRE_COORDINATION_SCOPE", flag: "--coordination-scope")
+    static let maxUploadBytes = ConfigurationKey(
+        name: "maxUploadBytes", environmentVariable: "QUIRE_MAX_UPLOAD_BYTES", flag: "--max-upload-bytes")
+    static let maxOpenDocuments = ConfigurationKey(
+        name: "maxOpenDocuments", environmentVariable: "QUIRE_MAX_OPEN_DOCUMENTS", flag: "--max-open-documents")
+    static let maxDPI = ConfigurationKey(name: "maxDPI", environmentVariable: "QUIRE_MAX_DPI", flag: "--max-dpi")
+    static let token = ConfigurationKey(name: "token", environmentVariable: "QUIRE_TOKEN", flag: "--token")
+    /// Colon-separated in the environment (as `PATH`); `--root` is repeated on the command line.
+    static let roots = ConfigurationKey(name: "roots", environmentVariable: "QUIRE_ROOTS", flag: "--root")
+
+    /// Every key, in the order the README documents them.
+    static let all: [ConfigurationKey] = [
+        .store, .host, .port, .coordinationScope, .maxUploadBytes, .maxOpenDocuments, .maxDPI, .token, .roots,
+    ]
+}

@@ -1,0 +1,66 @@
+import Configuration
+
+/// The values a caller (the `quire serve` command line) sets above every other source. Nil, or an empty
+/// `roots`, leaves the value to the environment, the file or the default.
+public struct ConfigurationOverrides: Sendable, Equatable {
+    /// `--store DIR`.
+    public var store: String?
+    /// `--host H`.
+    public var host: String?
+    /// `--port P`.
+    public var port: Int?
+    /// `--coordination-scope user|process`.
+    public var coordinationScope: String?
+    /// `--max-upload-bytes N`.
+    public var maxUploadBytes: Int?
+    /// `--max-open-documents N`.
+    public var maxOpenDocuments: Int?
+    /// `--max-dpi N`.
+    public var maxDPI: Int?
+    /// `--token T`.
+    public var token: String?
+    /// `--root DIR`, repeated; empty when not given.
+    public var roots: [String]
+
+    /// Makes overrides; every value defaults to "not given".
+    public init(
+        store: String? = nil,
+        host: String? = nil,
+        port: Int? = nil,
+        coordinationScope: String? = nil,
+        maxUploadBytes: Int? = nil,
+        maxOpenDocuments: Int? = nil,
+        maxDPI: Int? = nil,
+        token: String? = nil,
+        roots: [String] = []
+    ) {
+        self.store = store
+        self.host = host
+        self.port = port
+        self.coordinationScope = coordinationScope
+        self.maxUploadBytes = maxUploadBytes
+        self.maxOpenDocuments = maxOpenDocuments
+        self.maxDPI = maxDPI
+        self.token = token
+        self.roots = roots
+    }
+
+    /// The overrides as a swift-configuration snapshot, the highest-precedence layer.
+    var snapshot: any ConfigSnapshot {
+        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+        func set(_ key: ConfigurationKey, _ content: ConfigContent?, isSecret: Bool = false) {
+            guard let content else { return }
+            values[AbsoluteConfigKey(key.components)] = ConfigValue(content, isSecret: isSecret)
+        }
+        set(.store, store.map(ConfigContent.string))
+        set(.host, host.map(ConfigContent.string))
+        set(.port, port.map(ConfigContent.int))
+        set(.coordinationScope, coordinationScope.map(ConfigContent.string))
+        set(.maxUploadBytes, maxUploadBytes.map(ConfigContent.int))
+        set(.maxOpenDocuments, maxOpenDocuments.map(ConfigContent.int))
+        set(.maxDPI, maxDPI.map(ConfigContent.int))
+        set(.token, token.map(ConfigContent.string), isSecret: true)
+        set(.roots, roots.isEmpty ? nil : .stringArray(roots))
+        return InMemoryProvider(name: "flags", values: values).snapshot()
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The settings of the document-store service, after every source was read and every value checked.
+///
+/// Build it with ``load(configFile:environment:overrides:workingDirectory:)``: flags beat environment variables,
+/// which beat the configuration file, which beats the built-in defaults (the same values as `config/quire.json`).
+/// Paths are absolute; roots are resolved through symbolic links, so that a path can be checked against them by
+/// prefix.
+public struct StoreConfiguration: Sendable, Equatable {
+    /// Which processes coordinate with the service: every process of the user (a shared arbiter) or only this one.
+    public enum CoordinationScope: String, Sendable, CaseIterable {
+        /// One arbiter per user, shared over a Unix socket: other programs' coordinated writes are seen.
+        case user
+        /// An arbiter inside this process only: for tests and single-process use.
+        case process
+    }
+
+    /// The store directory: uploads, `catalog.sqlite` (catalog and event log). Created on first use.
+    public var storeDirectory: URL
+    /// The address the HTTP service binds (`127.0.0.1` by default: loopback only).
+    public var host: String
+    /// The TCP port; 0 asks the system for a free one.
+    public var port: Int
+    /// The coordination scope the service uses.
+    public var coordinationScope: CoordinationScope
+    /// The largest request body accepted for an upload, in bytes.
+    public var maxUploadBytes: Int
+    /// How many documents the service keeps open at once (least recently used first closed).
+    public var maxOpenDocuments: Int
+    /// The largest DPI a page may be rendered at.
+    public var maxDPI: Int
+    /// The bearer token every mutating request must carry; nil leaves mutating routes open.
+    public var token: String?
+    /// The directories whose files may be registered by path (absolute, symbolic links resolved).
+    public var roots: [URL]
+
+    /// The SQLite database inside the store directory that holds the catalog and the event log.
+    public var catalogURL: URL { storeDirectory.appendingPathComponent("catalog.sqlite", isDirectory: false) }
+
+    /// Makes a configuration from values that are already checked: for tests and embedding. Values not given
+    /// are the built-in defaults.
+    public init(
+        storeDirectory: URL,
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        coordinationScope: CoordinationScope = .user,
+        maxUploadBytes: Int = 104_857_600,
+        maxOpenDocuments: Int = 64,
+        maxDPI: Int = 600,
+        token: String? = nil,
+        roots: [URL] = []
+    ) {
+        self.storeDirectory = storeDirectory
+        self.host = host
+        self.port = port
+        self.coordinationScope = coordinationScope
+        self.maxUploadBytes = maxUploadBytes
+        self.maxOpenDocuments = maxOpenDocuments
+        self.maxDPI = maxDPI
+        self.token = token
+        self.roots = roots
+    }
+}

@@ -1,0 +1,66 @@
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Builds the service: the catalog in the store directory, the metrics, the router, and the Hummingbird application
+/// bound to the configured host and port. The document controllers, when they arrive, are made here from the same
+/// catalog and metrics. Run it with `runService()`, which stops gracefully on SIGTERM and SIGINT.
+/// - Parameters:
+///   - configuration: The checked configuration (from `StoreConfiguration.load`).
+///   - controllers: The routes beyond the built-in ones (the document routes).
+///   - logger: The service's logger; the executable sets its level and handler.
+///   - onServerRunning: Called once the server listens, with its channel (whose `localAddress` has the port
+///     chosen when the configured port is 0).
+/// - Throws: ``CatalogError/cannotOpen(path:reason:)`` when the store's catalog cannot be opened.
+public func buildApplication(
+    configuration: StoreConfiguration,
+    controllers: [any RouteController] = [],
+    logger: Logger = Logger(label: "quire.serve"),
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) throws -> some ApplicationProtocol {
+    let catalog = try Catalog(storeDirectory: configuration.storeDirectory)
+    let metrics = StoreMetrics()
+    let router = buildRouter(configuration: configuration, catalog: catalog, metrics: metrics, controllers: controllers)
+    return Application(
+        router: router,
+        configuration: ApplicationConfiguration(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "quire"),
+        onServerRunning: onServerRunning,
+        logger: logger
+    )
+}
+
+/// Builds the router: the service's middleware, then the built-in routes (`/health`, `/metrics`,
+/// `/openapi.yaml`) and `controllers`.
+///
+/// Middleware, outermost first: `RequestTelemetryMiddleware` (log line, metrics, `X-Request-ID`),
+/// `ProblemResponseMiddleware` (every error as problem details), and, when a token is configured,
+/// `BearerTokenMiddleware` (mutating methods need it). HEAD is answered wherever GET is.
+/// - Parameters:
+///   - configuration: The checked configuration; its token decides whether mutating requests need one.
+///   - catalog: The store's catalog, which `/health` checks.
+///   - metrics: The metrics the telemetry records and `/metrics` serves.
+///   - controllers: The routes beyond the built-in ones.
+///   - requestLogLevel: The level of the per-request log line.
+public func buildRouter(
+    configuration: StoreConfiguration,
+    catalog: Catalog,
+    metrics: StoreMetrics,
+    controllers: [any RouteController] = [],
+    requestLogLevel: Logger.Level = .info
+) -> Router<StoreRequestContext> {
+    let router = Router(context: StoreRequestContext.self, options: .autoGenerateHeadEndpoints)
+    // Middleware applies to the routes added after it: add it first.
+    router.add(middleware: RequestTelemetryMiddleware(level: requestLogLevel, metrics: metrics))
+    router.add(middleware: ProblemResponseMiddleware())
+    if let token = configuration.token {
+        router.add(middleware: BearerTokenMiddleware(token: token))
+    }
+    let builtIn: [any RouteController] = [
+        HealthController(catalog: catalog), MetricsController(metrics: metrics), OpenAPIController(),
+    ]
+    for controller in builtIn + controllers {
+        router.addRoutes(controller.routes, atPath: controller.mountPath)
+    }
+    return router
+}

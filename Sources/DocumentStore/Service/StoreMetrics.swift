@@ -1,0 +1,74 @@
+import CoreMetrics
+import HTTPTypes
+import Prometheus
+
+/// The service's metrics, recorded through swift-metrics on a Prometheus registry of their own and served as text
+/// by ``MetricsController``.
+///
+/// The metrics are made on this registry explicitly, not through the global `MetricsSystem`, so that a library
+/// never bootstraps the process-wide system and every test gets fresh counters. An executable that also wants
+/// other libraries' metrics on `/metrics` bootstraps the global system with ``metricsFactory``.
+public final class StoreMetrics: Sendable {
+    /// The registry the metrics live in.
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+
+    /// Documents open right now (`quire_open_documents`); the document cache sets it.
+    public let openDocuments: CoreMetrics.Gauge
+    /// Documents in conflict right now (`quire_conflicts`); the store sets it.
+    public let conflicts: CoreMetrics.Gauge
+
+    /// Makes the metrics on `registry` (a new one by default).
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets[Self.coordinationWaitLabel] = [
+            .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(100),
+            .milliseconds(500), .seconds(1), .seconds(5), .seconds(30),
+        ]
+        self.factory = factory
+        openDocuments = CoreMetrics.Gauge(label: "quire_open_documents", factory: factory)
+        conflicts = CoreMetrics.Gauge(label: "quire_conflicts", factory: factory)
+        openDocuments.record(0)
+        conflicts.record(0)
+    }
+
+    /// The factory behind these metrics, for `MetricsSystem.bootstrap` in an executable.
+    public var metricsFactory: any MetricsFactory { factory }
+
+    /// Counts a request and records its duration (`quire_http_requests_total`,
+    /// `quire_http_request_duration_seconds`), by route pattern (`/documents/{id}`, never the raw path, so that
+    /// ids do not multiply the series), method and status.
+    public func recordRequest(
+        route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration
+    ) {
+        let dimensions = [("route", route), ("method", method.rawValue), ("status", String(status.code))]
+        CoreMetrics.Counter(label: "quire_http_requests_total", dimensions: dimensions, factory: factory).increment()
+        CoreMetrics.Timer(label: "quire_http_request_duration_seconds", dimensions: dimensions, factory: factory)
+            .recordNanoseconds(Self.nanoseconds(duration))
+    }
+
+    /// Counts an event sent to the event log (`quire_events_total`), by type.
+    public func recordEvent(_ type: StoreEvent.EventType) {
+        CoreMetrics.Counter(label: "quire_events_total", dimensions: [("type", type.rawValue)], factory: factory)
+            .increment()
+    }
+
+    /// Records how long a coordinated access waited for other processes (`quire_coordination_wait_seconds`).
+    public func recordCoordinationWait(_ duration: Duration) {
+        CoreMetrics.Timer(label: Self.coordinationWaitLabel, factory: factory).recordNanoseconds(
+            Self.nanoseconds(duration))
+    }
+
+    /// The metrics in the Prometheus text exposition format.
+    public func exposition() -> [UInt8] {
+        registry.emitToBuffer()
+    }
+
+    private static let coordinationWaitLabel = "quire_coordination_wait_seconds"
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,171 @@
+import DocumentStore
+import Foundation
+import Testing
+
+@Suite("Catalog and event log")
+struct CatalogTests {
+    static let created = Date(timeIntervalSince1970: 1_790_000_000)
+
+    static func record(_ id: String, etag: String = "aa", state: DocumentState = .clean) -> DocumentRecord {
+        DocumentRecord(
+            id: DocumentID(rawValue: id)!, files: ["/srv/pdf/\(id).pdf", "/srv/pdf/\(id)-appendix.pdf"],
+            origin: .registered, title: "Report \(id)", pageCount: 12, size: 34_567,
+            etag: EntityTag(opaqueTag: etag)!, state: state, createdAt: created, updatedAt: created)
+    }
+
+    @Test("documents are inserted, read, listed, updated and deleted")
+    func documentLifecycle() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let catalog = try Catalog(storeDirectory: directory.url.appendingPathComponent("store"))
+        let first = Self.record("doc-1")
+        var second = Self.record("doc-2")
+        second.createdAt = Self.created.addingTimeInterval(1)
+        second.origin = .upload
+        second.title = nil
+        try await catalog.insert(second)
+        try await catalog.insert(first)
+        #expect(try await catalog.document(first.id) == first)
+        #expect(try await catalog.documents() == [first, second])  // oldest first
+
+        var changed = first
+        changed.state = .conflict(.modification)
+        changed.etag = EntityTag(opaqueTag: "bb")!
+        changed.updatedAt = Self.created.addingTimeInterval(60)
+        try await catalog.update(changed)
+        #expect(try await catalog.document(first.id) == changed)
+
+        try await catalog.deleteDocument(first.id)
+        #expect(try await catalog.document(first.id) == nil)
+        #expect(try await catalog.documents() == [second])
+    }
+
+    @Test("every state, with and without a conflict type, survives the catalog")
+    func states() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let catalog = try Catalog(storeDirectory: directory.url)
+        let states: [DocumentState] = [.clean, .dirty, .conflict(.deletion), .conflict(.modification), .deleted]
+        for (index, state) in states.enumerated() {
+            try await catalog.insert(Self.record("d\(index)", state: state))
+            #expect(try await catalog.document(DocumentID(rawValue: "d\(index)")!)?.state == state)
+        }
+    }
+
+    @Test("a duplicate id, or an update or delete of a missing one, fails with the document named")
+    func missingAndDuplicate() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let catalog = try Catalog(storeDirectory: directory.url)
+        let record = Self.record("doc")
+        try await catalog.insert(record)
+        await #expect(throws: CatalogError.duplicateDocument(record.id)) { try await catalog.insert(record) }
+        let missing = Self.record("missing")
+        await #expect(throws: CatalogError.documentNotFound(missing.id)) { try await catalog.update(missing) }
+        await #expect(throws: CatalogError.documentNotFound(missing.id)) {
+            try await catalog.deleteDocument(missing.id)
+        }
+        #expect(CatalogError.documentNotFound(missing.id).description == "document missing is not in the catalog")
+    }
+
+    @Test("appended events get increasing ids and come back after a given id, in order")
+    func eventLog() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let catalog = try Catalog(storeDirectory: directory.url)
+        #expect(try await catalog.lastEventID() == 0)
+        let document = DocumentID(rawValue: "doc")!
+        var appended: [StoreEvent] = []
+        for type in StoreEvent.EventType.allCases {
+            let event = StoreEvent(
+                type: type, documentID: document, etag: type == .deleted ? nil : EntityTag(opaqueTag: "e1"),
+                at: Self.created, extra: type == .moved ? ["from": "/a/x.pdf", "to": "/b/x.pdf"] : [:])
+            appended.append(try await catalog.append(event))
+        }
+        let ids = appended.compactMap(\.id)
+        #expect(ids.count == StoreEvent.EventType.allCases.count)
+        #expect(ids == ids.sorted() && Set(ids).count == ids.count)
+        #expect(try await catalog.lastEventID() == ids.last)
+        #expect(try await catalog.events(after: 0) == appended)
+        #expect(try await catalog.events(after: ids[2]) == Array(appended.dropFirst(3)))
+        #expect(try await catalog.events(after: ids[2], limit: 2) == Array(appended[3..<5]))
+        #expect(try await catalog.events(after: ids.last!).isEmpty)
+    }
+
+    @Test("a document change and its event commit together; a failed change appends no event")
+    func changeWithEvent() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let catalog = try Catalog(storeDirectory: directory.url)
+        let record = Self.record("doc")
+        let created = try #require(
+            try await catalog.insert(
+                record, recording: StoreEvent(type: .created, documentID: record.id, etag: record.etag)))
+        #expect(created.id == 1)
+        await #expect(throws: CatalogError.duplicateDocument(record.id)) {
+            try await catalog.insert(record, recording: StoreEvent(type: .created, documentID: record.id))
+        }
+        #expect(try await catalog.lastEventID() == 1)
+        let deleted = try await catalog.deleteDocument(
+            record.id, recording: StoreEvent(type: .deleted, documentID: record.id))
+        #expect(deleted?.id == 2)
+        #expect(try await catalog.events(after: 0).map(\.type) == [.created, .deleted])
+    }
+
+    @Test("after a restart the catalog keeps its documents and event ids keep growing")
+    func restartKeepsIDs() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let document = DocumentID(rawValue: "doc")!
+        do {
+            let catalog = try Catalog(storeDirectory: directory.url)
+            try await catalog.insert(Self.record("doc"))
+            for _ in 0..<3 { try await catalog.append(StoreEvent(type: .changed, documentID: document)) }
+            try catalog.close()
+        }
+        let reopened = try Catalog(storeDirectory: directory.url)
+        #expect(try await reopened.documents() == [Self.record("doc")])
+        #expect(try await reopened.lastEventID() == 3)
+        let next = try await reopened.append(StoreEvent(type: .saved, documentID: document))
+        #expect(next.id == 4)
+        #expect(try await reopened.events(after: 3) == [next])
+    }
+
+    @Test("a store path that is a file cannot be opened, with a one-line reason")
+    func cannotOpen() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.file("not-a-directory", contents: "x")
+        let error = #expect(throws: CatalogError.self) { try Catalog(storeDirectory: file) }
+        #expect(error?.description.hasPrefix("cannot open the catalog \(file.path)/catalog.sqlite: ") == true)
+    }
+
+    @Test("document ids: valid ones are opaque and path-safe; random ones are valid and distinct")
+    func documentIDs() {
+        for valid in ["a", "doc-1", "A_b-9", String(repeating: "x", count: 64)] {
+            #expect(DocumentID(rawValue: valid) != nil, "\(valid)")
+        }
+        for invalid in ["", "..", ".", "a/b", "-a", "_a", "a b", "é", "a.pdf", String(repeating: "x", count: 65)] {
+            #expect(DocumentID(rawValue: invalid) == nil, "\(invalid)")
+        }
+        let ids = (0..<1000).map { _ in DocumentID.random() }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { DocumentID.isValid($0.rawValue) && $0.rawValue.count == 16 })
+    }
+}
+
+extension CatalogTests {
+    @Test("dates are kept to the millisecond, so that a record equals itself read back")
+    func datePrecision() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let catalog = try Catalog(storeDirectory: directory.url)
+        var record = Self.record("doc")
+        record.updatedAt = Date(timeIntervalSince1970: 1_790_000_000.123_456_7)
+        #expect(record.updatedAt == Date(timeIntervalSince1970: 1_790_000_000.123))
+        try await catalog.insert(record)
+        #expect(try await catalog.document(record.id) == record)
+        let event = try await catalog.append(StoreEvent(type: .saved, documentID: record.id, at: Date()))
+        #expect(try await catalog.events(after: 0) == [event])
+    }
+}

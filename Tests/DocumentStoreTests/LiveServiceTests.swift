@@ -1,0 +1,40 @@
+import DocumentStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+@Suite("The service over a real socket")
+struct LiveServiceTests {
+    @Test("buildApplication serves /health, refuses a mutating request without the token, and stops cleanly")
+    func liveService() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = directory.url.appendingPathComponent("store", isDirectory: true)
+        let configuration = StoreConfiguration(storeDirectory: store, port: 0, token: "t0ken")
+        var logger = Logger(label: "quire.test")
+        logger.logLevel = .warning
+        let app = try buildApplication(configuration: configuration, logger: logger)
+        try await app.test(.live) { client in
+            let health = try await client.execute(uri: "/health", method: .get)
+            #expect(health.status == .ok)
+            #expect(String(buffer: health.body) == #"{"lastEventId":0,"status":"ok"}"#)
+            let refused = try await client.execute(uri: "/documents", method: .post)
+            #expect(refused.status == .unauthorized)
+            #expect(refused.headers[.contentType] == "application/problem+json")
+        }
+        #expect(FileManager.default.fileExists(atPath: store.appendingPathComponent("catalog.sqlite").path))
+    }
+
+    @Test("a store directory that cannot be made stops buildApplication with the catalog's error")
+    func unusableStore() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.file("file", contents: "x")
+        #expect(throws: CatalogError.self) {
+            _ = try buildApplication(configuration: StoreConfiguration(storeDirectory: file, port: 0))
+        }
+    }
+}

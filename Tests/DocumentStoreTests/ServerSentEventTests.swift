@@ -1,0 +1,61 @@
+import DocumentStore
+import Foundation
+import HTTPTypes
+import Testing
+
+@Suite("Server-sent events")
+struct ServerSentEventTests {
+    @Test("an event is id, event and data lines, ended by a blank line")
+    func encoding() {
+        let event = ServerSentEvent(id: "7", event: "changed", data: #"{"id":7}"#)
+        #expect(event.encoded == "id: 7\nevent: changed\ndata: {\"id\":7}\n\n")
+        #expect(ServerSentEvent(data: "x", retry: 3000).encoded == "retry: 3000\ndata: x\n\n")
+    }
+
+    @Test("data of several lines (LF, CRLF, CR) becomes several data lines; empty data one empty line")
+    func multilineData() {
+        #expect(ServerSentEvent(data: "a\nb\r\nc\rd").encoded == "data: a\ndata: b\ndata: c\ndata: d\n\n")
+        #expect(ServerSentEvent(data: "a\n").encoded == "data: a\ndata: \n\n")
+        #expect(ServerSentEvent(data: "").encoded == "data: \n\n")
+    }
+
+    @Test("line breaks and NUL cannot break out of id and event")
+    func singleLineFields() {
+        let event = ServerSentEvent(id: "1\n2\0", event: "a\r\nb", data: "x")
+        #expect(event.encoded == "id: 12\nevent: ab\ndata: x\n\n")
+    }
+
+    @Test("a keep-alive is a comment line that clients ignore")
+    func keepAlive() {
+        #expect(ServerSentEvent.comment() == ": keep-alive\n\n")
+        #expect(ServerSentEvent.comment("a\nb") == ": a\n: b\n\n")
+    }
+
+    @Test("a store event is sent as id, type and its JSON with the type-specific members")
+    func storeEvent() throws {
+        var event = StoreEvent(
+            type: .moved, documentID: DocumentID(rawValue: "doc")!, etag: EntityTag(opaqueTag: "e1"),
+            at: Date(timeIntervalSince1970: 1_790_000_000.25), extra: ["from": "/a/x.pdf", "to": "/b/x.pdf"])
+        event.id = 42
+        let sse = event.serverSentEvent
+        #expect(sse.id == "42")
+        #expect(sse.event == "moved")
+        #expect(
+            sse.data
+                == #"{"at":"2026-09-21T14:13:20.250Z","document":"doc","etag":"\"e1\"","from":"/a/x.pdf","id":42,"#
+                + #""to":"/b/x.pdf","type":"moved"}"#)
+        var untagged = StoreEvent(
+            type: .deleted, documentID: DocumentID(rawValue: "doc")!, at: Date(timeIntervalSince1970: 0))
+        untagged.id = 43
+        #expect(untagged.serverSentEvent.data.contains(#""etag":null"#))
+    }
+
+    @Test("Last-Event-ID is a non-negative integer; anything else is a 400 problem")
+    func lastEventID() throws {
+        #expect(try StoreEvent.lastEventID(in: [:]) == nil)
+        #expect(try StoreEvent.lastEventID(in: [.lastEventID: "17"]) == 17)
+        for invalid in ["-1", "abc", "1.5", ""] {
+            #expect(throws: ProblemDetails.self) { try StoreEvent.lastEventID(in: [.lastEventID: invalid]) }
+        }
+    }
+}
