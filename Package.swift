@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "DocumentStore", targets: ["DocumentStore"]),
         .executable(name: "quire", targets: ["quire"]),
         .executable(name: "quire-pdf", targets: ["quire-pdf"]),
+        .executable(name: "quire-store", targets: ["quire-store"]),
+        .library(name: "StoreClient", targets: ["StoreClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -26,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The service's client (StoreClient: quire status, resolve, events, and the scenario tests).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // poppler-glib + cairo (+ gio, linked by the modulemap: notes P2).
@@ -90,6 +94,32 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // A typed client of the service's HTTP API (documents, conflicts, the event feed), on AsyncHTTPClient.
+        .target(
+            name: "StoreClient",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // `quire-store`: the commands that need the service stack (serve, status, resolve, events); must be
+        // installed next to `quire`, which hands these commands to it.
+        .executableTarget(
+            name: "quire-store",
+            dependencies: [
+                "CoordinatedOperations",
+                "DocumentStore",
+                "StoreClient",
+                "QuireCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(name: "CoordinationExample", dependencies: ["FileCoordination"], path: "Examples/CoordinationExample"),
         .executableTarget(name: "DocumentExample", dependencies: ["Documents"], path: "Examples/DocumentExample"),
         .testTarget(name: "PopplerTests", dependencies: ["Poppler", "CPoppler"]),
@@ -101,7 +131,14 @@ let package = Package(
         // A helper process for the Documents tests (saves in a loop, opens documents; never shipped).
         .executableTarget(name: "DocumentProbe", dependencies: ["Documents"], path: "Tests/DocumentProbe"),
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "DocumentProbe", "DocumentExample", "quire"]),
-        .testTarget(name: "quireTests", dependencies: ["quire", "quire-pdf"]),
+        // The command line, and the service's end-to-end scenarios (a real `quire serve` child process, other
+        // processes changing its files, StoreClient watching).
+        .testTarget(
+            name: "quireTests",
+            dependencies: [
+                "quire", "quire-pdf", "quire-store", "StoreClient", .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(
             name: "DocumentStoreTests",
             dependencies: [

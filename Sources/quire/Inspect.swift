@@ -9,6 +9,6 @@ struct Inspect: ParsableCommand {
     @OptionGroup var arguments: InspectArguments
 
     func run() throws {
-        try reportingFailures { try PDFHelper.replaceProcess() }
+        try reportingFailures { try HelperExecutable.pdf.replaceProcess() }
     }
 }

@@ -33,6 +33,13 @@ final class CoordinationSandbox {
         return path(name)
     }
 
+    /// Copies the fixture `fixture` to `name` in the files folder and returns its path.
+    @discardableResult
+    func copyFixture(_ fixture: String, as name: String) throws -> String {
+        try FileManager.default.copyItem(atPath: QuireProcess.fixture(fixture), toPath: path(name))
+        return path(name)
+    }
+
     /// Runs `quire arguments…` in this sandbox.
     func quire(_ arguments: [String], input: Data? = nil, timeout: TimeInterval = 60) throws -> QuireProcess.Result {
         try QuireProcess.run(arguments, environment: environment, input: input, timeout: timeout)

@@ -8,6 +8,7 @@ import NIOCore
 /// - Parameters:
 ///   - configuration: The checked configuration (from `StoreConfiguration.load`).
 ///   - controllers: The routes beyond the built-in ones (the document routes).
+///   - metrics: The service's metrics (an executable bootstraps `MetricsSystem` with their factory first).
 ///   - logger: The service's logger; the executable sets its level and handler.
 ///   - onServerRunning: Called once the server listens, with its channel (whose `localAddress` has the port
 ///     chosen when the configured port is 0).
@@ -15,11 +16,11 @@ import NIOCore
 public func buildApplication(
     configuration: StoreConfiguration,
     controllers: [any RouteController] = [],
+    metrics: StoreMetrics = StoreMetrics(),
     logger: Logger = Logger(label: "quire.serve"),
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     let catalog = try Catalog(storeDirectory: configuration.storeDirectory)
-    let metrics = StoreMetrics()
     let router = buildRouter(configuration: configuration, catalog: catalog, metrics: metrics, controllers: controllers)
     return Application(
         router: router,

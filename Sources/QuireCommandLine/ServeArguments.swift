@@ -1,0 +1,66 @@
+import ArgumentParser
+
+/// The arguments and help of `quire serve`, shared by `quire` (which lists and parses them, then hands the
+/// command to `quire-store`) and `quire-store` (which runs the service).
+public struct ServeArguments: ParsableArguments {
+    /// The configuration of the `serve` subcommand in both executables.
+    public static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the document-store HTTP service until SIGINT or SIGTERM.",
+        discussion: """
+            Flags beat QUIRE_* environment variables (QUIRE_HOST, QUIRE_PORT, QUIRE_STORE, QUIRE_ROOTS \
+            colon-separated, QUIRE_TOKEN, QUIRE_COORDINATION_SCOPE, QUIRE_MAX_UPLOAD_BYTES, \
+            QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI), which beat the --config file, which beats the built-in \
+            defaults (config/quire.json; config/README.md lists every key). Prints "quire serve: listening on \
+            http://HOST:PORT" on standard output once it accepts connections (with the port chosen when --port \
+            is 0); the log goes to standard error. SIGINT or SIGTERM stops it gracefully.
+
+            Exit codes: 0 stopped by SIGINT or SIGTERM; 64 bad usage; 69 the address cannot be bound; 70 \
+            internal failure; 73 the store directory or its catalog cannot be opened; 78 invalid configuration \
+            (one line naming the key, the value and its source).
+            """
+    )
+
+    @Option(help: ArgumentHelp("A JSON configuration file (keys in config/README.md).", valueName: "file"))
+    public var config: String?
+
+    @Option(help: ArgumentHelp("The address to bind (default: 127.0.0.1, loopback only).", valueName: "host"))
+    public var host: String?
+
+    @Option(help: ArgumentHelp("The TCP port; 0 picks a free one (default: 8080).", valueName: "port"))
+    public var port: Int?
+
+    @Option(help: ArgumentHelp("The store directory: uploads and the catalog (default: ./.quire-data).", valueName: "dir"))
+    public var store: String?
+
+    @Option(
+        name: .customLong("root"),
+        help: ArgumentHelp("A directory whose files may be registered by path; repeat for more.", valueName: "dir"))
+    public var roots: [String] = []
+
+    @Option(help: ArgumentHelp("The bearer token every change must carry (default: none).", valueName: "token"))
+    public var token: String?
+
+    @Option(
+        name: .customLong("coordination-scope"),
+        help: ArgumentHelp("Coordinate with every process of the user, or only within the service.", valueName: "user|process"))
+    public var coordinationScope: String?
+
+    @Option(
+        name: .customLong("max-upload-bytes"),
+        help: ArgumentHelp("The largest PDF an upload may send, in bytes (default: 104857600).", valueName: "n"))
+    public var maxUploadBytes: Int?
+
+    @Option(
+        name: .customLong("max-open-documents"),
+        help: ArgumentHelp("How many documents stay open at once (default: 64).", valueName: "n"))
+    public var maxOpenDocuments: Int?
+
+    @Option(
+        name: .customLong("max-dpi"),
+        help: ArgumentHelp("The largest resolution a page is rendered at (default: 600, at most 1200).", valueName: "n"))
+    public var maxDPI: Int?
+
+    /// Makes empty arguments (ArgumentParser fills them in).
+    public init() {}
+}

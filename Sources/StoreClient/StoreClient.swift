@@ -1,0 +1,272 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A typed client of the document-store service's HTTP API (`openapi.yaml`): documents, pages, conflicts, and
+/// the change feed.
+///
+/// Every method throws ``StoreClientError``: `.problem` with the service's problem details for an error
+/// answer, `.unreachable` when nothing answers, `.unexpectedResponse` for an answer outside the API; or
+/// `CancellationError` when the calling task is cancelled. Call ``shutdown()`` when done.
+public final class StoreClient: Sendable {
+    /// The service's base URL, without a trailing slash (`http://127.0.0.1:8080`).
+    public let server: String
+    /// The bearer token sent with every request, if any.
+    public let token: String?
+    /// How long a request may take until the answer's head arrives.
+    public let requestTimeout: Duration
+    let httpClient: HTTPClient
+
+    /// The largest answer body the client reads (a PDF or a rendered page).
+    static let maximumBodyBytes = 512 * 1024 * 1024
+
+    /// Makes a client of the service at `server` (an `http` or `https` URL), with its own connection pool.
+    /// - Parameters:
+    ///   - server: The service's URL, such as `http://127.0.0.1:8080`.
+    ///   - token: The bearer token the service asks of changes.
+    ///   - requestTimeout: How long a request may take until the answer's head arrives.
+    /// - Throws: ``StoreClientError/invalidServerURL(_:)`` when `server` is not an `http` or `https` URL with a
+    ///   host.
+    public init(server: String, token: String? = nil, requestTimeout: Duration = .seconds(30)) throws {
+        var trimmed = server
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil
+        else { throw StoreClientError.invalidServerURL(server) }
+        self.server = trimmed
+        self.token = token
+        self.requestTimeout = requestTimeout
+        var configuration = HTTPClient.Configuration()
+        // Nothing listening must fail at once, not after ten seconds of retries: the caller decides what to retry.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(45))
+        configuration.redirectConfiguration = .disallow
+        httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    /// Closes the client's connections; the client cannot be used afterwards. A client dropped without it
+    /// shuts down in the background.
+    /// - Throws: The connection pool's error when it cannot shut down cleanly.
+    public func shutdown() async throws {
+        try await httpClient.shutdown()
+    }
+
+    deinit {
+        // A second shutdown only reports `alreadyShutdown` to the callback, which ignores it.
+        httpClient.shutdown { _ in }
+    }
+
+    /// `GET /health`: whether the service serves, and the id of its newest event.
+    /// - Throws: ``StoreClientError``.
+    public func health() async throws -> ServiceHealth {
+        try await decode(ServiceHealth.self, from: send(.GET, "/health"))
+    }
+
+    /// `GET /documents`: every document, oldest first.
+    /// - Throws: ``StoreClientError``.
+    public func documents() async throws -> [DocumentSummary] {
+        struct List: Decodable { var documents: [DocumentSummary] }
+        return try await decode(List.self, from: send(.GET, "/documents")).documents
+    }
+
+    /// `GET /documents/{id}`: a document's info.
+    /// - Throws: ``StoreClientError`` (`.problem` with status 404 for an unknown id).
+    public func document(_ id: String) async throws -> DocumentInfo {
+        try await decode(DocumentInfo.self, from: send(.GET, Self.documentPath(id)))
+    }
+
+    /// `GET /documents/{id}/conflict`: a document's conflict, if it has one.
+    /// - Throws: ``StoreClientError``.
+    public func conflict(of id: String) async throws -> ConflictReport {
+        try await decode(ConflictReport.self, from: send(.GET, Self.documentPath(id) + "/conflict"))
+    }
+
+    /// `POST /documents/{id}/conflict/resolve`: resolves a conflict; returns the document's info, or nil after
+    /// `close` (the document left the store).
+    /// - Throws: ``StoreClientError`` (`.problem` with status 409 when the document is not in conflict).
+    public func resolveConflict(of id: String, by resolution: ConflictResolution) async throws -> DocumentInfo? {
+        let body = try JSONEncoder().encode(["resolution": resolution.rawValue])
+        let answer = try await send(
+            .POST, Self.documentPath(id) + "/conflict/resolve", contentType: "application/json", body: body,
+            expecting: [200, 204])
+        return answer.status == 204 ? nil : try decode(DocumentInfo.self, from: answer)
+    }
+
+    /// `POST /documents` with a PDF: stores it in the service's store directory; returns the new document's info.
+    /// - Throws: ``StoreClientError`` (`.problem` with 413 when too large, 422 when not a usable PDF).
+    public func upload(pdf: Data) async throws -> DocumentInfo {
+        try await decode(
+            DocumentInfo.self,
+            from: send(.POST, "/documents", contentType: "application/pdf", body: pdf, expecting: [201]))
+    }
+
+    /// `POST /documents` with paths: registers files under the service's roots as one document, pages in order.
+    /// - Throws: ``StoreClientError`` (`.problem` with 403 for a path outside every root).
+    public func register(files: [String]) async throws -> DocumentInfo {
+        let body = try JSONEncoder().encode(["files": files])
+        return try await decode(
+            DocumentInfo.self,
+            from: send(.POST, "/documents", contentType: "application/json", body: body, expecting: [201]))
+    }
+
+    /// `GET /documents/{id}/content`: the document's PDF bytes.
+    /// - Throws: ``StoreClientError``.
+    public func content(of id: String) async throws -> Data {
+        try await send(.GET, Self.documentPath(id) + "/content").body
+    }
+
+    /// `GET /documents/{id}/pages/{n}/text`: the text of page `page` (from 1).
+    /// - Throws: ``StoreClientError`` (`.problem` with 404 for a page that does not exist).
+    public func pageText(of id: String, page: Int) async throws -> String {
+        String(decoding: try await send(.GET, Self.documentPath(id) + "/pages/\(page)/text").body, as: UTF8.self)
+    }
+
+    /// `GET /documents/{id}/pages/{n}/image`: page `page` (from 1) as PNG, at `dpi` (the service's default when
+    /// nil).
+    /// - Throws: ``StoreClientError`` (`.problem` with 400 for a resolution above the service's limit).
+    public func pageImage(of id: String, page: Int, dpi: Int? = nil) async throws -> Data {
+        let query = dpi.map { "?dpi=\($0)" } ?? ""
+        return try await send(.GET, Self.documentPath(id) + "/pages/\(page)/image" + query).body
+    }
+
+    /// `PATCH /documents/{id}/metadata`: sets the metadata members given in `patch` in memory (the document
+    /// becomes dirty until saved); returns the document's info.
+    /// - Throws: ``StoreClientError``.
+    public func updateMetadata(of id: String, _ patch: DocumentMetadata) async throws -> DocumentInfo {
+        let body = try JSONEncoder().encode(patch)
+        return try await decode(
+            DocumentInfo.self,
+            from: send(.PATCH, Self.documentPath(id) + "/metadata", contentType: "application/merge-patch+json", body: body))
+    }
+
+    /// `GET /events`: the change feed from now on, or after `lastEventID` (replayed from the service's log
+    /// first), resuming after a dropped connection as `policy` says.
+    public func events(after lastEventID: Int64? = nil, policy: ReconnectPolicy = ReconnectPolicy())
+        -> DocumentEventFeed
+    {
+        DocumentEventFeed(client: self, lastEventID: lastEventID, policy: policy)
+    }
+
+    // MARK: - Requests
+
+    /// An answer: status, headers, and the whole body.
+    struct Answer: Sendable {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: Data
+    }
+
+    /// The request for `path` with the client's headers.
+    func request(_ method: HTTPMethod, _ path: String, contentType: String? = nil, body: Data? = nil)
+        -> HTTPClientRequest
+    {
+        var request = HTTPClientRequest(url: server + path)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        return request
+    }
+
+    /// Sends a request and reads the whole answer; error statuses become `.problem`, other unexpected ones
+    /// `.unexpectedResponse`.
+    func send(
+        _ method: HTTPMethod, _ path: String, contentType: String? = nil, body: Data? = nil,
+        expecting statuses: Set<Int> = [200]
+    ) async throws -> Answer {
+        let response = try await execute(request(method, path, contentType: contentType, body: body))
+        let bytes: ByteBuffer
+        do {
+            bytes = try await response.body.collect(upTo: Self.maximumBodyBytes)
+        } catch {
+            throw mapTransportError(error)
+        }
+        let answer = Answer(status: Int(response.status.code), headers: response.headers, body: Data(bytes.readableBytesView))
+        if answer.status >= 400 { throw StoreClientError.problem(Self.problem(in: answer)) }
+        guard statuses.contains(answer.status) else {
+            throw StoreClientError.unexpectedResponse(
+                server: server, reason: "\(method) \(path) answered \(answer.status)")
+        }
+        return answer
+    }
+
+    /// Executes a request until the answer's head arrives; transport errors become `.unreachable`.
+    func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        do {
+            return try await httpClient.execute(request, timeout: .nanoseconds(Self.nanoseconds(requestTimeout)))
+        } catch {
+            throw mapTransportError(error)
+        }
+    }
+
+    /// A transport error as ``StoreClientError/unreachable(server:reason:connectionRefused:)``, or
+    /// `CancellationError` when the task was cancelled.
+    func mapTransportError(_ error: any Error) -> any Error {
+        if error is CancellationError || Task.isCancelled { return CancellationError() }
+        if let clientError = error as? HTTPClientError, clientError == .cancelled { return CancellationError() }
+        let failure = TransportFailure(error)
+        return StoreClientError.unreachable(
+            server: server, reason: failure.reason, connectionRefused: failure.isConnectionRefused)
+    }
+
+    /// Decodes a JSON answer.
+    func decode<T: Decodable>(_ type: T.Type, from answer: Answer) throws -> T {
+        do {
+            return try Self.jsonDecoder.decode(type, from: answer.body)
+        } catch {
+            throw StoreClientError.unexpectedResponse(
+                server: server, reason: "cannot read its JSON as \(type) (\(Self.summary(of: error)))")
+        }
+    }
+
+    /// The problem details of an error answer; a stand-in made from the status when the body is not one.
+    static func problem(in answer: Answer) -> ServiceProblem {
+        if let problem = try? jsonDecoder.decode(ServiceProblem.self, from: answer.body) { return problem }
+        let status = HTTPResponseStatus(statusCode: answer.status)
+        let text = String(decoding: answer.body.prefix(200), as: UTF8.self)
+            .split(whereSeparator: \.isNewline).joined(separator: " ")
+        return ServiceProblem(status: answer.status, title: status.reasonPhrase, detail: text.isEmpty ? nil : text)
+    }
+
+    /// `/documents/{id}` with the id percent-encoded, so that no id can name another path.
+    static func documentPath(_ id: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-_.~")
+        return "/documents/" + (id.addingPercentEncoding(withAllowedCharacters: allowed) ?? id)
+    }
+
+    /// Decodes the API's JSON: dates are RFC 3339, with or without fractional seconds.
+    static let jsonDecoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+            if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 date: \(text)"))
+        }
+        return decoder
+    }()
+
+    private static func summary(of error: any Error) -> String {
+        guard let decoding = error as? DecodingError else { return String(describing: error) }
+        switch decoding {
+        case .keyNotFound(let key, let context):
+            return "no \(Self.path(context.codingPath + [key]))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "\(Self.path(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return String(describing: error)
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.isEmpty ? "the top level" : keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

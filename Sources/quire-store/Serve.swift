@@ -1,0 +1,62 @@
+import ArgumentParser
+import DocumentStore
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import NIOCore
+import QuireCommandLine
+
+/// `quire serve`: reads the configuration, then runs the document-store service until SIGINT or SIGTERM.
+struct Serve: AsyncParsableCommand {
+    static let configuration = ServeArguments.configuration
+
+    @OptionGroup var arguments: ServeArguments
+
+    func run() async throws {
+        try await reportingFailures {
+            let configuration = try loadConfiguration()
+            // Every coordinator of this process reads the scope when it first coordinates: set it before.
+            setenv("QUIRE_COORDINATION_SCOPE", configuration.coordinationScope.rawValue, 1)
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = .info
+                return handler
+            }
+            let metrics = StoreMetrics()
+            MetricsSystem.bootstrap(metrics.metricsFactory)
+            let application = try makeApplication(configuration, metrics: metrics)
+            do {
+                try await application.runService()
+            } catch {
+                throw ServiceFailure.failure(error, configuration: configuration)
+            }
+        }
+    }
+
+    /// The configuration from the flags, `QUIRE_*` and the file; an invalid one is exit code 78.
+    private func loadConfiguration() throws -> StoreConfiguration {
+        do {
+            return try StoreConfiguration.load(configFile: arguments.config, overrides: arguments.overrides)
+        } catch {
+            throw CommandFailure(error.description, exitCode: CommandFailure.configuration)
+        }
+    }
+
+    /// The application, which prints the listening line once it accepts connections.
+    private func makeApplication(_ configuration: StoreConfiguration, metrics: StoreMetrics) throws
+        -> some ApplicationProtocol
+    {
+        let host = configuration.host
+        do {
+            return try buildApplication(
+                configuration: configuration, metrics: metrics, logger: Logger(label: "quire.serve")
+            ) { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                StandardStreams.print("quire serve: listening on \(ServiceFailure.url(host: host, port: port))\n")
+            }
+        } catch {
+            throw ServiceFailure.failure(error, configuration: configuration)
+        }
+    }
+}

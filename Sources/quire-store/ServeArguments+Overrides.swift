@@ -1,0 +1,12 @@
+import DocumentStore
+import QuireCommandLine
+
+extension ServeArguments {
+    /// The flags as the highest-precedence layer of the service's configuration.
+    var overrides: ConfigurationOverrides {
+        ConfigurationOverrides(
+            store: store, host: host, port: port, coordinationScope: coordinationScope,
+            maxUploadBytes: maxUploadBytes, maxOpenDocuments: maxOpenDocuments, maxDPI: maxDPI, token: token,
+            roots: roots)
+    }
+}

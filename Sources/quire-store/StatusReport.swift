@@ -1,0 +1,97 @@
+import Foundation
+import StoreClient
+
+/// What `quire status` prints: every document of the service with its state and why it is not clean.
+struct StatusReport: Encodable {
+    /// One document.
+    struct Entry: Encodable {
+        var id: String
+        var state: DocumentState
+        var conflict: ConflictReport.Conflict?
+        var why: String?
+        var title: String?
+        var pageCount: Int
+        var size: Int
+        var etag: String
+        var updatedAt: Date
+
+        init(_ summary: DocumentSummary, conflict: ConflictReport.Conflict?) {
+            id = summary.id
+            state = summary.state
+            self.conflict = conflict
+            title = summary.title
+            pageCount = summary.pageCount
+            size = summary.size
+            etag = summary.etag
+            updatedAt = summary.updatedAt
+            why = Self.why(state: summary.state, conflict: conflict)
+        }
+
+        /// Why a document is not clean, in a few words; nil when it is.
+        static func why(state: DocumentState, conflict: ConflictReport.Conflict?) -> String? {
+            switch state {
+            case .clean: nil
+            case .dirty: "unsaved edits"
+            case .deleted: "its files are gone"
+            case .conflict:
+                conflict.map { "\($0.type.rawValue) of \($0.file)" } ?? "conflict (it changed while being read)"
+            }
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, state, conflict, why, title, pageCount, size, etag, updatedAt
+        }
+
+        /// Encodes every member, null when absent, so that each entry has the same keys.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(state, forKey: .state)
+            try container.encode(conflict, forKey: .conflict)
+            try container.encode(why, forKey: .why)
+            try container.encode(title, forKey: .title)
+            try container.encode(pageCount, forKey: .pageCount)
+            try container.encode(size, forKey: .size)
+            try container.encode(etag, forKey: .etag)
+            try container.encode(updatedAt, forKey: .updatedAt)
+        }
+    }
+
+    var server: String
+    var documents: [Entry]
+
+    /// A table for people: a header and one row per document, columns as wide as their widest cell.
+    var text: String {
+        guard !documents.isEmpty else { return "no documents at \(server)\n" }
+        let header = ["ID", "STATE", "WHY", "PAGES", "SIZE", "TITLE"]
+        let rows = documents.map { entry in
+            [
+                entry.id, entry.state.rawValue, entry.why ?? "-", String(entry.pageCount),
+                Self.byteCount(entry.size), entry.title ?? "-",
+            ]
+        }
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        let rightAligned: Set<Int> = [3, 4]
+        return ([header] + rows).map { cells in
+            cells.indices.map { column -> String in
+                let cell = cells[column]
+                if column == cells.count - 1 { return cell }
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                return rightAligned.contains(column) ? padding + cell : cell + padding
+            }
+            .joined(separator: "  ")
+        }
+        .joined(separator: "\n") + "\n"
+    }
+
+    /// `812 B`, `4.2 KiB`, `1.5 MiB`.
+    static func byteCount(_ bytes: Int) -> String {
+        guard bytes >= 1024 else { return "\(bytes) B" }
+        var value = Double(bytes)
+        for unit in ["KiB", "MiB", "GiB"] {
+            value /= 1024
+            if value < 1024 || unit == "GiB" { return String(format: "%.1f %@", value, unit) }
+        }
+        return "\(bytes) B"
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import StoreClient
+import Testing
+
+/// `quire status`, `resolve` and `events` against a real `quire serve` child process.
+@Suite("quire status, resolve, events")
+struct StoreCommandTests {
+    @Test(
+        "with no service listening: one line naming the URL and `quire serve`, exit code 69",
+        arguments: [["status"], ["resolve", "abc", "--reload"], ["events"]])
+    func noService(_ arguments: [String]) throws {
+        let url = "http://127.0.0.1:\(try Self.closedLoopbackPort())"
+        let result = try QuireProcess.run(arguments + ["--server", url], timeout: 30)
+        #expect(result.status == 69)
+        #expect(result.output.isEmpty)
+        #expect(result.errorLines == ["quire: error: no quire service at \(url): start one with `quire serve`"])
+    }
+
+    @Test("QUIRE_SERVER names the service when --server is not given; a bad URL is exit code 64")
+    func serverFromEnvironment() throws {
+        let url = "http://127.0.0.1:\(try Self.closedLoopbackPort())"
+        let result = try QuireProcess.run(["status"], environment: ["QUIRE_SERVER": url], timeout: 30)
+        #expect(result.status == 69)
+        #expect(result.standardError.contains("no quire service at \(url)"))
+        let bad = try QuireProcess.run(["status", "--server", "ftp://example"], timeout: 30)
+        #expect(bad.status == 64)
+        #expect(bad.errorLines.count == 1)
+    }
+
+    @Test("resolve needs exactly one of --reload, --save and --close", arguments: [[], ["--reload", "--save"]])
+    func resolveFlags(_ flags: [String]) throws {
+        let result = try QuireProcess.run(["resolve", "abc"] + flags, timeout: 30)
+        #expect(result.status == 64)
+        #expect(result.errorLines.count == 1)
+    }
+
+    @Test("status of an empty store: a sentence for people, an empty list in JSON")
+    func emptyStatus() throws {
+        let sandbox = try CoordinationSandbox()
+        let service = try RunningService(sandbox: sandbox)
+        let text = try sandbox.quire(["status", "--server", service.url])
+        #expect(text.status == 0, "\(text.standardError)")
+        #expect(text.output == "no documents at \(service.url)\n")
+        let json = try sandbox.quire(["status", "--json", "--server", service.url])
+        #expect(json.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
+        #expect(object["server"] as? String == service.url)
+        #expect((object["documents"] as? [Any])?.isEmpty == true)
+        #expect(service.stop() == 0)
+    }
+
+    @Test("with a token configured: none or a wrong one is exit code 77; the right one (or QUIRE_TOKEN) gets through")
+    func token() throws {
+        let sandbox = try CoordinationSandbox()
+        let service = try RunningService(sandbox: sandbox, arguments: ["--token", "s3cret"])
+        let missing = try sandbox.quire(["resolve", "nosuchdocument", "--reload", "--server", service.url])
+        #expect(missing.status == 77, "\(missing.standardError)")
+        #expect(missing.errorLines.count == 1)
+        let wrong = try sandbox.quire(["resolve", "nosuchdocument", "--reload", "--server", service.url, "--token", "x"])
+        #expect(wrong.status == 77)
+        let right = try sandbox.quire(["resolve", "nosuchdocument", "--reload", "--server", service.url, "--token", "s3cret"])
+        #expect(right.status == 66, "\(right.standardError)")
+        let fromEnvironment = try QuireProcess.run(
+            ["resolve", "nosuchdocument", "--reload", "--server", service.url],
+            environment: sandbox.environment.merging(["QUIRE_TOKEN": "s3cret"]) { $1 }, timeout: 30)
+        #expect(fromEnvironment.status == 66)
+        #expect(service.stop() == 0)
+    }
+
+    @Test("status shows a conflict and why; resolve --reload ends it; an unknown id is 66, no conflict is 65")
+    func statusAndResolve() async throws {
+        let sandbox = try CoordinationSandbox()
+        let service = try RunningService(sandbox: sandbox)
+        let client = try service.client()
+        let file = try sandbox.copyFixture("one-page.pdf", as: "report.pdf")
+        let document = try await client.register(files: [file])
+        _ = try await client.updateMetadata(of: document.id, DocumentMetadata(title: "Edited"))
+        let clean = try sandbox.quire(["status", "--server", service.url])
+        #expect(clean.output.contains("\(document.id)  dirty  unsaved edits"), "\(clean.output)")
+        let other = QuireProcess.fixture("libjs-pdf-helloworld.pdf")
+        #expect(try sandbox.quire(["write", file, "--from", other]).status == 0)
+        _ = try await eventually("the conflict") {
+            try await client.document(document.id).state == .conflict ? true : nil
+        }
+        let text = try sandbox.quire(["status", "--server", service.url])
+        #expect(text.status == 0)
+        let path = URL(fileURLWithPath: file).resolvingSymlinksInPath().path
+        #expect(text.output.contains("conflict  modification of \(path)"), "\(text.output)")
+        let json = try sandbox.quire(["status", "--json", "--server", service.url])
+        let object = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
+        let entry = try #require((object["documents"] as? [[String: Any]])?.first)
+        #expect(entry["id"] as? String == document.id)
+        #expect(entry["state"] as? String == "conflict")
+        #expect((entry["conflict"] as? [String: Any])?["type"] as? String == "modification")
+        for key in ["why", "title", "pageCount", "size", "etag", "updatedAt"] { #expect(entry[key] != nil, "\(key)") }
+
+        let resolved = try sandbox.quire(["resolve", document.id, "--reload", "--server", service.url])
+        #expect(resolved.status == 0, "\(resolved.standardError)")
+        #expect(resolved.output.hasPrefix("\(document.id): resolved by reload; now clean, etag \""))
+        let again = try sandbox.quire(["resolve", document.id, "--reload", "--json", "--server", service.url])
+        #expect(again.status == 65, "\(again.standardError)")
+        #expect(again.errorLines.count == 1)
+        let unknown = try sandbox.quire(["resolve", "nosuchdocument", "--save", "--server", service.url])
+        #expect(unknown.status == 66)
+        #expect(unknown.errorLines.count == 1)
+        try await client.shutdown()
+        #expect(service.stop() == 0)
+    }
+
+    @Test("events --since replays the log (one JSON object per line with --json); events follows new ones live")
+    func events() async throws {
+        let sandbox = try CoordinationSandbox()
+        let service = try RunningService(sandbox: sandbox)
+        let client = try service.client()
+        let first = try await client.upload(pdf: Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf"))))
+        let second = try await client.upload(pdf: Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("page-labels.pdf"))))
+
+        let json = try sandbox.quire(["events", "--since", "0", "--count", "2", "--json", "--server", service.url])
+        #expect(json.status == 0, "\(json.standardError)")
+        let lines = json.output.split(separator: "\n")
+        #expect(lines.count == 2)
+        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects.map { $0["type"] as? String } == ["created", "created"])
+        #expect(objects.map { $0["document"] as? String } == [first.id, second.id])
+        #expect(objects.map { $0["etag"] as? String } == [first.etag, second.etag])
+        let firstID = try #require(objects[0]["id"] as? Int)
+        #expect(objects[1]["id"] as? Int == firstID + 1)
+
+        let replay = try sandbox.quire(["events", "--since", String(firstID), "--count", "1", "--server", service.url])
+        #expect(replay.output.hasPrefix("\(firstID + 1) "), "\(replay.output)")
+        #expect(replay.output.contains(" created \(second.id) etag \(second.etag)"))
+
+        let follower = try sandbox.start(["events", "--count", "1", "--server", service.url])
+        #expect(follower.waitFor("following events at \(service.url)", inStandardError: true))
+        let third = try await client.upload(pdf: Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("annotations.pdf"))))
+        #expect(follower.waitForExit() == 0)
+        #expect(follower.standardOutput.contains(" created \(third.id) "), "\(follower.standardOutput)")
+        try await client.shutdown()
+        #expect(service.stop() == 0)
+    }
+
+    /// A loopback port nothing listens on (bound, then closed).
+    static func closedLoopbackPort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
