@@ -143,8 +143,10 @@ struct DocumentRouteTests {
                 try await client.execute(uri: "/documents/\(id)", method: .get, headers: [password: "wrong"]).status
                     == .unauthorized)
             #expect(
-                try await client.execute(uri: "/documents/\(id)/pages/1/text", method: .get, headers: [password: "userpw"])
-                    .status == .ok)
+                try await client.execute(
+                    uri: "/documents/\(id)/pages/1/text", method: .get, headers: [password: "userpw"]
+                )
+                .status == .ok)
         }
     }
 
@@ -178,7 +180,8 @@ struct DocumentRouteTests {
             #expect(try jsonObject(missing)["type"] as? String == "/problems/unusable-file")
             let directory = try await client.send("/documents", .post, json: #"{"files": ["\#(service.root.path)"]}"#)
             #expect(directory.status == .forbidden || directory.status == .unprocessableContent)
-            let twice = try await client.send("/documents", .post, json: #"{"files": ["\#(first.path)", "\#(first.path)"]}"#)
+            let twice = try await client.send(
+                "/documents", .post, json: #"{"files": ["\#(first.path)", "\#(first.path)"]}"#)
             #expect(twice.status == .badRequest)
             let empty = try await client.send("/documents", .post, json: #"{"files": []}"#)
             #expect(empty.status == .badRequest)
@@ -202,7 +205,9 @@ struct DocumentRouteTests {
             #expect((info["metadata"] as? [String: Any])?["title"] as? String == "Edited")
             let annotated = try await client.send(
                 "/documents/\(id)/annotations", .post,
-                json: #"{"kind": "note", "page": 1, "rect": {"x": 72, "y": 700, "width": 20, "height": 20}, "contents": "hi"}"#)
+                json:
+                    #"{"kind": "note", "page": 1, "rect": {"x": 72, "y": 700, "width": 20, "height": 20}, "contents": "hi"}"#
+            )
             #expect(annotated.status == .ok)
             let badPage = try await client.send(
                 "/documents/\(id)/annotations", .post,
@@ -215,7 +220,8 @@ struct DocumentRouteTests {
             let unknownMember = try await client.send("/documents/\(id)/metadata", .patch, json: #"{"colour": "red"}"#)
             #expect(unknownMember.status == .badRequest)
 
-            #expect(try await client.execute(uri: "/documents/\(id)/save", method: .post).status == .preconditionRequired)
+            #expect(
+                try await client.execute(uri: "/documents/\(id)/save", method: .post).status == .preconditionRequired)
             let stale = try await client.execute(
                 uri: "/documents/\(id)/save", method: .post, headers: [.ifMatch: "\"0000\""])
             #expect(stale.status == .preconditionFailed)
@@ -254,7 +260,8 @@ struct DocumentRouteTests {
             let notPDF = try await client.execute(
                 uri: "/documents/\(id)/content", method: .put, headers: current, body: ByteBuffer(string: "nope"))
             #expect(notPDF.status == .unprocessableContent)
-            let replaced = try await client.execute(uri: "/documents/\(id)/content", method: .put, headers: current, body: body)
+            let replaced = try await client.execute(
+                uri: "/documents/\(id)/content", method: .put, headers: current, body: body)
             #expect(replaced.status == .ok)
             #expect(try jsonObject(replaced)["pageCount"] as? Int == 4)
             let newTag = try #require(replaced.headers[.eTag])

@@ -17,14 +17,17 @@ extension DocumentLibrary {
             await updateConflictGauge()
             return recorded
         } catch {
-            logger.error("cannot record a \(type.rawValue) event", metadata: ["document": "\(record.id)", "error": "\(error)"])
+            logger.error(
+                "cannot record a \(type.rawValue) event", metadata: ["document": "\(record.id)", "error": "\(error)"])
             return nil
         }
     }
 
     /// Brings the catalog up to date with a document just opened: files that changed or vanished while it was
     /// not open give their event now.
-    func reconcile(_ open: OpenDocument, with record: DocumentRecord, files: [(path: String, size: Int, tag: EntityTag?)])
+    func reconcile(
+        _ open: OpenDocument, with record: DocumentRecord, files: [(path: String, size: Int, tag: EntityTag?)]
+    )
         async
     {
         if files.contains(where: { $0.tag == nil }) {

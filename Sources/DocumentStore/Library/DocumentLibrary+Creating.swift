@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Documents
 import Foundation
@@ -30,7 +30,9 @@ extension DocumentLibrary {
     public func register(_ paths: [String], password: String?) async throws -> (
         DocumentRepresentations.Info, EntityTag
     ) {
-        guard !paths.isEmpty else { throw ProblemDetails.invalidParameter("files", "files must list at least one path") }
+        guard !paths.isEmpty else {
+            throw ProblemDetails.invalidParameter("files", "files must list at least one path")
+        }
         let resolved = try paths.map { try resolveInsideRoots($0) }
         guard Set(resolved).count == resolved.count else {
             throw ProblemDetails.invalidParameter("files", "a file may appear only once in a document")
@@ -68,7 +70,10 @@ extension DocumentLibrary {
             }
             var record = Self.updated(placeholder, from: open, files: open.files)
             record.updatedAt = now
-            guard let event = try await catalog.update(record, recording: StoreEvent(type: .created, documentID: id, etag: record.etag)) else {
+            guard
+                let event = try await catalog.update(
+                    record, recording: StoreEvent(type: .created, documentID: id, etag: record.etag))
+            else {
                 throw ProblemDetails.documentNotFound(id)
             }
             metrics.recordEvent(.created)
@@ -83,7 +88,9 @@ extension DocumentLibrary {
         let opened = try await blocking { () throws -> OpenDocument in
             let providers = record.files.map { CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: $0)) }
             let document = Document(dataProviders: providers)
-            if let password, document.errors.contains(where: Self.needsPassword) { document.unlock(withPassword: password) }
+            if let password, document.errors.contains(where: Self.needsPassword) {
+                document.unlock(withPassword: password)
+            }
             if let error = document.errors.first {
                 throw ProblemDetails.opening(error, "the document", passwordGiven: password != nil)
             }

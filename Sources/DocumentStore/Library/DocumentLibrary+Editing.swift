@@ -43,7 +43,8 @@ extension DocumentLibrary {
                 try document.resolveFileConflict(for: provider, with: .reload)
             }
             let files = try await blocking { open.measureFiles() }
-            await self.record(.changed, Self.updated(record, from: open, files: files), extra: ["file": provider.fileURL.path])
+            await self.record(
+                .changed, Self.updated(record, from: open, files: files), extra: ["file": provider.fileURL.path])
             return try await info(of: open)
         }
     }
@@ -173,7 +174,8 @@ extension DocumentLibrary {
                 if record.origin == .upload, let path = record.files.first {
                     try? FileManager.default.removeItem(atPath: path)
                 }
-                let event = StoreEvent(type: .resolved, documentID: id, etag: record.etag, extra: ["resolution": "close"])
+                let event = StoreEvent(
+                    type: .resolved, documentID: id, etag: record.etag, extra: ["resolution": "close"])
                 if let recorded = try await catalog.deleteDocument(id, recording: event) {
                     metrics.recordEvent(.resolved)
                     events.publish(recorded)
@@ -193,7 +195,9 @@ extension DocumentLibrary {
                     }
                 }
                 let files = try await blocking { open.measureFiles() }
-                await self.record(.resolved, Self.updated(record, from: open, files: files), extra: ["resolution": resolution.rawValue])
+                await self.record(
+                    .resolved, Self.updated(record, from: open, files: files),
+                    extra: ["resolution": resolution.rawValue])
                 return try await info(of: open)
             }
         }

@@ -122,11 +122,15 @@ extension DocumentLibrary {
             do {
                 return try body(document, number - 1)
             } catch let error as DocumentError {
-                if case .pageOutOfRange = error { throw ProblemDetails.pageOutOfRange(number, pageCount: document.pageCount) }
+                if case .pageOutOfRange = error {
+                    throw ProblemDetails.pageOutOfRange(number, pageCount: document.pageCount)
+                }
                 if case .pdf(_, .invalidResolution) = error {
                     throw ProblemDetails.invalidParameter("dpi", error.description)
                 }
-                if case .pdf(_, .imageTooLarge) = error { throw ProblemDetails.invalidParameter("dpi", error.description) }
+                if case .pdf(_, .imageTooLarge) = error {
+                    throw ProblemDetails.invalidParameter("dpi", error.description)
+                }
                 throw ProblemDetails.damagedPDF("document \(id.rawValue)", error.description)
             }
         }

@@ -118,7 +118,9 @@ public final class DocumentLibrary: Sendable {
             let providers = record.files.map { CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: $0)) }
             let document = Document(dataProviders: providers)
             if document.errors.contains(where: Self.needsPassword) {
-                if let password, document.unlock(withPassword: password) || !document.errors.contains(where: Self.needsPassword) {
+                if let password,
+                    document.unlock(withPassword: password) || !document.errors.contains(where: Self.needsPassword)
+                {
                     return OpenDocument(id: id, document: document, providers: providers, password: password)
                 }
                 throw ProblemDetails.passwordRequired("document \(id.rawValue)", wrong: password != nil)
@@ -135,7 +137,9 @@ public final class DocumentLibrary: Sendable {
     /// Makes an opened document current: watched, in the cache, and the cache kept within its bound.
     func adopt(_ opened: OpenDocument) throws {
         let evicted = try state.withLock { state throws -> [OpenDocument] in
-            guard !state.isShutDown else { throw ProblemDetails(status: .serviceUnavailable, detail: "the service is stopping") }
+            guard !state.isShutDown else {
+                throw ProblemDetails(status: .serviceUnavailable, detail: "the service is stopping")
+            }
             state.open[opened.id] = opened
             state.recency.append(opened.id)
             var evicted: [OpenDocument] = []

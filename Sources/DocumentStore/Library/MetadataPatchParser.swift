@@ -43,6 +43,7 @@ enum MetadataPatchParser {
         ] {
             if let date = try? style.parse(string) { return .some(date) }
         }
-        throw ProblemDetails.invalidParameter(key, "member \"\(key)\" must be an RFC 3339 date, such as 2026-11-23T10:00:00Z")
+        throw ProblemDetails.invalidParameter(
+            key, "member \"\(key)\" must be an RFC 3339 date, such as 2026-11-23T10:00:00Z")
     }
 }

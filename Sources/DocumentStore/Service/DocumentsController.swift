@@ -55,7 +55,8 @@ public struct DocumentsController: RouteController {
             let id = try Self.documentID(context)
             let dpiText = request.uri.queryParameters.get("dpi") ?? "144"
             guard let dpi = Int(dpiText) else {
-                throw ProblemDetails.invalidParameter("dpi", "dpi must be a whole number, not \"\(dpiText.prefix(40))\"")
+                throw ProblemDetails.invalidParameter(
+                    "dpi", "dpi must be a whole number, not \"\(dpiText.prefix(40))\"")
             }
             let (png, tag) = try await library.pageImage(
                 id, page: try Self.pageNumber(context), dpi: dpi, password: Self.password(request))
@@ -77,7 +78,8 @@ public struct DocumentsController: RouteController {
             try Self.requireMediaType(request, ["application/json"])
             let preconditions = try RequestPreconditions(headers: request.headers)
             let annotation = try Self.decode(
-                DocumentRepresentations.AnnotationRequest.self, try await Self.body(request, limit: context.maxUploadSize))
+                DocumentRepresentations.AnnotationRequest.self,
+                try await Self.body(request, limit: context.maxUploadSize))
             let (info, tag) = try await library.addAnnotation(
                 id, annotation, preconditions: preconditions, password: Self.password(request))
             return try Self.respond(json: info, tag: tag, request: request)
@@ -111,7 +113,8 @@ public struct DocumentsController: RouteController {
     // MARK: routes with more to do
 
     private func list() async throws -> Response {
-        let list = DocumentRepresentations.List(documents: try await library.list().map(DocumentRepresentations.Summary.init))
+        let list = DocumentRepresentations.List(
+            documents: try await library.list().map(DocumentRepresentations.Summary.init))
         return Response(
             status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: try Self.encoder.encode(list))))
@@ -126,7 +129,8 @@ public struct DocumentsController: RouteController {
             created = try await library.upload(try await Self.body(request, limit: maxUploadBytes), password: password)
         case "application/json":
             let register = try Self.decode(
-                DocumentRepresentations.RegisterRequest.self, try await Self.body(request, limit: context.maxUploadSize))
+                DocumentRepresentations.RegisterRequest.self, try await Self.body(request, limit: context.maxUploadSize)
+            )
             created = try await library.register(register.files, password: password)
         default:
             throw ProblemDetails.unsupportedMediaType(mediaType, expected: ["application/pdf", "application/json"])
@@ -154,7 +158,8 @@ public struct DocumentsController: RouteController {
         case .partial(let range):
             headers[.contentRange] = range.contentRange(completeLength: bytes.count)
             let slice = bytes[(bytes.startIndex + range.first)...(bytes.startIndex + range.last)]
-            return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: slice)))
+            return Response(
+                status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: slice)))
         case .unsatisfiable:
             throw ProblemDetails.rangeNotSatisfiable(completeLength: bytes.count)
         }
@@ -182,7 +187,8 @@ public struct DocumentsController: RouteController {
                 return Response(status: .notModified, headers: [.eTag: tag.headerValue])
             }
         }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+        return Response(
+            status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
     }
 
     static func documentID(_ context: StoreRequestContext) throws -> DocumentID {
@@ -194,7 +200,8 @@ public struct DocumentsController: RouteController {
     static func pageNumber(_ context: StoreRequestContext) throws -> Int {
         let text = context.parameters.get("n") ?? ""
         guard let number = Int(text), number >= 1 else {
-            throw ProblemDetails.invalidParameter("n", "the page number must be a whole number from 1, not \"\(text.prefix(40))\"")
+            throw ProblemDetails.invalidParameter(
+                "n", "the page number must be a whole number from 1, not \"\(text.prefix(40))\"")
         }
         return number
     }
@@ -232,7 +239,9 @@ public struct DocumentsController: RouteController {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch {
-            throw ProblemDetails.badRequest("the JSON body is not a valid \(String(describing: type).split(separator: ".").last ?? ""): \(Self.reason(error))")
+            throw ProblemDetails.badRequest(
+                "the JSON body is not a valid \(String(describing: type).split(separator: ".").last ?? ""): \(Self.reason(error))"
+            )
         }
     }
 
