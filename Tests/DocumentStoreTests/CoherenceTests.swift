@@ -163,7 +163,7 @@ struct CoherenceTests {
     }
 
     @Test(
-        "Beyond the open bound, the least recently used clean document closes; a change made meanwhile is seen when it reopens"
+        "Beyond the open bound the least recently used clean document closes; a change meanwhile is seen on reopening"
     )
     func evictionAndReconcile() async throws {
         let service = try DocumentService(maxOpenDocuments: 1)

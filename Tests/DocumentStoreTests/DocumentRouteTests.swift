@@ -206,7 +206,8 @@ struct DocumentRouteTests {
             let annotated = try await client.send(
                 "/documents/\(id)/annotations", .post,
                 json:
-                    #"{"kind": "note", "page": 1, "rect": {"x": 72, "y": 700, "width": 20, "height": 20}, "contents": "hi"}"#
+                    #"{"kind": "note", "page": 1, "rect": {"x": 72, "y": 700, "width": 20, "height": 20}, "#
+                    + #""contents": "hi"}"#
             )
             #expect(annotated.status == .ok)
             let badPage = try await client.send(

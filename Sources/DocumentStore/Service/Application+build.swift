@@ -8,7 +8,8 @@ import NIOCore
 /// closes every document (unregistering its presenters) on shutdown. Run it with `runService()`, which stops
 /// gracefully on SIGTERM and SIGINT.
 /// - Parameters:
-///   - configuration: The checked configuration (``StoreConfiguration/load(configFile:environment:overrides:workingDirectory:)``).
+///   - configuration: The checked configuration
+///     (``StoreConfiguration/load(configFile:environment:overrides:workingDirectory:)``).
 ///   - controllers: Routes beyond the service's own.
 ///   - logger: The service's logger; the executable sets its level and handler.
 ///   - keepAliveInterval: How often an idle event stream gets a keep-alive comment.

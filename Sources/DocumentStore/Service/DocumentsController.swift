@@ -240,7 +240,8 @@ public struct DocumentsController: RouteController {
             return try JSONDecoder().decode(type, from: data)
         } catch {
             throw ProblemDetails.badRequest(
-                "the JSON body is not a valid \(String(describing: type).split(separator: ".").last ?? ""): \(Self.reason(error))"
+                "the JSON body is not a valid \(String(describing: type).split(separator: ".").last ?? ""): "
+                    + Self.reason(error)
             )
         }
     }
