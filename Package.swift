@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // The service's client (StoreClient: quire status, resolve, events, and the scenario tests).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -55,6 +56,9 @@ let package = Package(
         .target(
             name: "DocumentStore",
             dependencies: [
+                "Documents",
+                "FileCoordination",
+                "Poppler",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -63,6 +67,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             // The repository's openapi.yaml (a symbolic link here), compiled in and served at /openapi.yaml.

@@ -73,6 +73,10 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     /// The fingerprint of the content last read or written through this provider (nil before the first read).
     public var lastSeenFingerprint: ContentFingerprint? { state.withLock { $0.fingerprint } }
 
+    /// The bytes last read with ``data()`` or written through a sink (the copy `.save` writes back), shared, not
+    /// copied; nil before the first read.
+    public var lastReadContents: Data? { state.withLock { $0.fileCopy } }
+
     /// `.save` writes the copy of the bytes last read or written back to ``fileURL`` (coordinated, atomic),
     /// restoring a deleted file; without a copy it does nothing. `.reload` and `.close` need nothing from the
     /// provider (whoever reloads reads again through ``data()``).

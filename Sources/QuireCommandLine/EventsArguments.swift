@@ -18,14 +18,17 @@ public struct EventsArguments: ParsableArguments {
             """
     )
 
+    /// `--since ID`: the id after which to replay.
     @Option(
         help: ArgumentHelp(
             "Replay the events after this id from the service's log first (sent as Last-Event-ID).", valueName: "id"))
     public var since: Int64?
 
+    /// `--count N`: how many events to print before exiting.
     @Option(help: ArgumentHelp("Exit after this many events.", valueName: "n"))
     public var count: Int?
 
+    /// Where the service is, its token, and JSON output.
     @OptionGroup public var server: ServerOptions
 
     /// Makes empty arguments (ArgumentParser fills them in).

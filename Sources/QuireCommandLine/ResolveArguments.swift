@@ -25,6 +25,7 @@ public struct ResolveArguments: ParsableArguments {
     public static let configuration = CommandConfiguration(
         commandName: "resolve",
         abstract: "Resolve a document's conflict in a running service.",
+        usage: "quire resolve <id> --reload|--save|--close [--server <url>] [--token <token>] [--json]",
         discussion: """
             Prints the document's new state and entity tag (nothing is left of it after --close). With --json, \
             one JSON document: {"id", "resolution", "state", "etag"} (state and etag null after --close).
@@ -36,11 +37,14 @@ public struct ResolveArguments: ParsableArguments {
             """
     )
 
+    /// The document's id.
     @Argument(help: ArgumentHelp("The document's id (quire status lists them).", valueName: "id"))
     public var id: String
 
+    /// The resolution, from exactly one of its flags.
     @Flag public var resolution: Resolution
 
+    /// Where the service is, its token, and JSON output.
     @OptionGroup public var server: ServerOptions
 
     /// Makes empty arguments (ArgumentParser fills them in).

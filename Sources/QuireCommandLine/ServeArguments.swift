@@ -21,44 +21,58 @@ public struct ServeArguments: ParsableArguments {
             """
     )
 
+    /// The JSON configuration file.
     @Option(help: ArgumentHelp("A JSON configuration file (keys in config/README.md).", valueName: "file"))
     public var config: String?
 
+    /// The address to bind.
     @Option(help: ArgumentHelp("The address to bind (default: 127.0.0.1, loopback only).", valueName: "host"))
     public var host: String?
 
+    /// The TCP port.
     @Option(help: ArgumentHelp("The TCP port; 0 picks a free one (default: 8080).", valueName: "port"))
     public var port: Int?
 
-    @Option(help: ArgumentHelp("The store directory: uploads and the catalog (default: ./.quire-data).", valueName: "dir"))
+    /// The store directory.
+    @Option(
+        help: ArgumentHelp("The store directory: uploads and the catalog (default: ./.quire-data).", valueName: "dir"))
     public var store: String?
 
+    /// The directories whose files may be registered by path.
     @Option(
         name: .customLong("root"),
         help: ArgumentHelp("A directory whose files may be registered by path; repeat for more.", valueName: "dir"))
     public var roots: [String] = []
 
+    /// The bearer token.
     @Option(help: ArgumentHelp("The bearer token every change must carry (default: none).", valueName: "token"))
     public var token: String?
 
+    /// The coordination scope, `user` or `process`.
     @Option(
         name: .customLong("coordination-scope"),
-        help: ArgumentHelp("Coordinate with every process of the user, or only within the service.", valueName: "user|process"))
+        help: ArgumentHelp(
+            "Coordinate with every process of the user, or only within the service.", valueName: "user|process"))
     public var coordinationScope: String?
 
+    /// The upload limit in bytes.
     @Option(
         name: .customLong("max-upload-bytes"),
         help: ArgumentHelp("The largest PDF an upload may send, in bytes (default: 104857600).", valueName: "n"))
     public var maxUploadBytes: Int?
 
+    /// How many documents stay open at once.
     @Option(
         name: .customLong("max-open-documents"),
         help: ArgumentHelp("How many documents stay open at once (default: 64).", valueName: "n"))
     public var maxOpenDocuments: Int?
 
+    /// The largest rendering resolution.
     @Option(
         name: .customLong("max-dpi"),
-        help: ArgumentHelp("The largest resolution a page is rendered at (default: 600, at most 1200).", valueName: "n"))
+        help: ArgumentHelp("The largest resolution a page is rendered at (default: 600, at most 1200).", valueName: "n")
+    )
+    /// The largest rendering resolution.
     public var maxDPI: Int?
 
     /// Makes empty arguments (ArgumentParser fills them in).

@@ -17,6 +17,7 @@ public struct StatusArguments: ParsableArguments {
             """
     )
 
+    /// Where the service is, its token, and JSON output.
     @OptionGroup public var server: ServerOptions
 
     /// Makes empty arguments (ArgumentParser fills them in).

@@ -10,7 +10,9 @@ public struct ReconnectPolicy: Sendable, Hashable {
     public var maximumDelay: Duration
 
     /// Makes a policy; the defaults give up after about 15 seconds without the service.
-    public init(maximumAttempts: Int = 10, initialDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(2)) {
+    public init(
+        maximumAttempts: Int = 10, initialDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(2)
+    ) {
         self.maximumAttempts = maximumAttempts
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay

@@ -31,7 +31,8 @@ public final class StoreClient: Sendable {
     public init(server: String, token: String? = nil, requestTimeout: Duration = .seconds(30)) throws {
         var trimmed = server
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
-        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(),
+            ["http", "https"].contains(scheme),
             let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil
         else { throw StoreClientError.invalidServerURL(server) }
         self.server = trimmed
@@ -137,7 +138,8 @@ public final class StoreClient: Sendable {
         let body = try JSONEncoder().encode(patch)
         return try await decode(
             DocumentInfo.self,
-            from: send(.PATCH, Self.documentPath(id) + "/metadata", contentType: "application/merge-patch+json", body: body))
+            from: send(
+                .PATCH, Self.documentPath(id) + "/metadata", contentType: "application/merge-patch+json", body: body))
     }
 
     /// `GET /events`: the change feed from now on, or after `lastEventID` (replayed from the service's log
@@ -182,7 +184,8 @@ public final class StoreClient: Sendable {
         } catch {
             throw mapTransportError(error)
         }
-        let answer = Answer(status: Int(response.status.code), headers: response.headers, body: Data(bytes.readableBytesView))
+        let answer = Answer(
+            status: Int(response.status.code), headers: response.headers, body: Data(bytes.readableBytesView))
         if answer.status >= 400 { throw StoreClientError.problem(Self.problem(in: answer)) }
         guard statuses.contains(answer.status) else {
             throw StoreClientError.unexpectedResponse(
@@ -244,7 +247,8 @@ public final class StoreClient: Sendable {
             if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
             if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 date: \(text)"))
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 date: \(text)")
+            )
         }
         return decoder
     }()
@@ -262,7 +266,8 @@ public final class StoreClient: Sendable {
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {
-        keys.isEmpty ? "the top level" : keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        keys.isEmpty
+            ? "the top level" : keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
     }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {

@@ -3,7 +3,7 @@ import NIOCore
 import NIOPosix
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a transport error (no connection, a dropped one, a timeout) says, in a few words for a person.

@@ -3,7 +3,7 @@ import QuireCommandLine
 import StoreClient
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `quire events [--since ID]`: follows the change feed of a running service.

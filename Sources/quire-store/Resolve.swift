@@ -39,7 +39,8 @@ struct Resolve: AsyncParsableCommand {
                 StandardStreams.print(try JSONOutput.encode(report) + "\n")
             } else if let info {
                 StandardStreams.print(
-                    "\(arguments.id): resolved by \(resolution.rawValue); now \(info.state.rawValue), etag \(info.etag)\n")
+                    "\(arguments.id): resolved by \(resolution.rawValue); now \(info.state.rawValue), etag \(info.etag)\n"
+                )
             } else {
                 StandardStreams.print("\(arguments.id): resolved by close; the document left the store\n")
             }

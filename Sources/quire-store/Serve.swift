@@ -18,9 +18,10 @@ struct Serve: AsyncParsableCommand {
             let configuration = try loadConfiguration()
             // Every coordinator of this process reads the scope when it first coordinates: set it before.
             setenv("QUIRE_COORDINATION_SCOPE", configuration.coordinationScope.rawValue, 1)
+            let level = Self.logLevel()
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = .info
+                handler.logLevel = level
                 return handler
             }
             let metrics = StoreMetrics()
@@ -32,6 +33,12 @@ struct Serve: AsyncParsableCommand {
                 throw ServiceFailure.failure(error, configuration: configuration)
             }
         }
+    }
+
+    /// The log level: `QUIRE_LOG_LEVEL` (trace, debug, info, notice, warning, error, critical), else info.
+    private static func logLevel() -> Logger.Level {
+        ProcessInfo.processInfo.environment["QUIRE_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) }
+            ?? .info
     }
 
     /// The configuration from the flags, `QUIRE_*` and the file; an invalid one is exit code 78.
@@ -56,7 +63,7 @@ struct Serve: AsyncParsableCommand {
                 StandardStreams.print("quire serve: listening on \(ServiceFailure.url(host: host, port: port))\n")
             }
         } catch {
-            throw ServiceFailure.failure(error, configuration: configuration)
+            throw ServiceFailure.storeFailure(error, configuration: configuration)
         }
     }
 }

@@ -3,20 +3,22 @@ import NIOCore
 import QuireCommandLine
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How `quire serve` reports a failure to start or to keep serving: one line and its exit code.
 enum ServiceFailure {
-    /// The failure for `error`: the store cannot be opened (73), the address cannot be bound (69), anything
-    /// else (70).
+    /// The failure for an error of building the service: its store directory or catalog cannot be opened (73).
+    static func storeFailure(_ error: any Error, configuration: StoreConfiguration) -> CommandFailure {
+        let reason = (error as? CatalogError).map(String.init(describing:)) ?? error.localizedDescription
+        return CommandFailure(
+            "cannot open the store \(configuration.storeDirectory.path): \(reason)",
+            exitCode: CommandFailure.cannotCreate)
+    }
+
+    /// The failure for an error of running the service: the address cannot be bound (69), anything else (70).
     static func failure(_ error: any Error, configuration: StoreConfiguration) -> CommandFailure {
         if let failure = error as? CommandFailure { return failure }
-        if let catalog = error as? CatalogError {
-            return CommandFailure(
-                "cannot open the store \(configuration.storeDirectory.path): \(catalog)",
-                exitCode: CommandFailure.cannotCreate)
-        }
         let address = url(host: configuration.host, port: configuration.port)
         if let io = error as? IOError {
             let reason = String(cString: strerror(io.errnoCode)).lowercased()

@@ -2,7 +2,7 @@ import ArgumentParser
 import QuireCommandLine
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The `quire` command: file coordination from the shell, PDF inspection, and the document-store service.

@@ -32,9 +32,18 @@ struct ServeCommandTests {
         "invalid configuration is one line on standard error and exit code 78",
         arguments: [
             (["--port", "70000"], [:], "invalid configuration: port = 70000 from "),
-            ([], ["QUIRE_MAX_DPI": "5000"], "invalid configuration: maxDPI = 5000 from environment variable QUIRE_MAX_DPI"),
-            (["--coordination-scope", "galaxy"], [:], "invalid configuration: coordination.scope = \"galaxy\" from flag --coordination-scope"),
-            (["--config", "/nonexistent/quire.json"], [:], "invalid configuration: cannot use /nonexistent/quire.json"),
+            (
+                [], ["QUIRE_MAX_DPI": "5000"],
+                "invalid configuration: maxDPI = 5000 from environment variable QUIRE_MAX_DPI"
+            ),
+            (
+                ["--coordination-scope", "galaxy"], [:],
+                "invalid configuration: coordination.scope = \"galaxy\" from flag --coordination-scope"
+            ),
+            (
+                ["--config", "/nonexistent/quire.json"], [:],
+                "invalid configuration: cannot use /nonexistent/quire.json"
+            ),
         ] as [([String], [String: String], String)])
     func invalidConfiguration(arguments: [String], environment: [String: String], expected: String) throws {
         let sandbox = try CoordinationSandbox()
@@ -57,7 +66,9 @@ struct ServeCommandTests {
             ["serve", "--port", String(first.port), "--store", store], environment: sandbox.environment, timeout: 30)
         #expect(result.status == 69)
         let line = result.standardError.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(line.hasPrefix("quire: error: cannot listen on http://127.0.0.1:\(first.port) ("), "\(result.standardError)")
+        #expect(
+            line.hasPrefix("quire: error: cannot listen on http://127.0.0.1:\(first.port) ("), "\(result.standardError)"
+        )
         #expect(first.stop() == 0)
     }
 
@@ -84,7 +95,8 @@ struct ServeCommandTests {
             #expect(!libraries.contains(library), "quire links \(library)")
         }
         let binary = try Data(contentsOf: quire)
-        for module in ["Hummingbird", "NIOCore", "NIOPosix", "AsyncHTTPClient", "GRDB", "DocumentStore", "StoreClient"] {
+        for module in ["Hummingbird", "NIOCore", "NIOPosix", "AsyncHTTPClient", "GRDB", "DocumentStore", "StoreClient"]
+        {
             #expect(binary.range(of: Data(module.utf8)) == nil, "quire contains the module \(module)")
         }
         let helper = quire.deletingLastPathComponent().appendingPathComponent("quire-store")

@@ -56,9 +56,13 @@ struct StoreCommandTests {
         let missing = try sandbox.quire(["resolve", "nosuchdocument", "--reload", "--server", service.url])
         #expect(missing.status == 77, "\(missing.standardError)")
         #expect(missing.errorLines.count == 1)
-        let wrong = try sandbox.quire(["resolve", "nosuchdocument", "--reload", "--server", service.url, "--token", "x"])
+        let wrong = try sandbox.quire([
+            "resolve", "nosuchdocument", "--reload", "--server", service.url, "--token", "x",
+        ])
         #expect(wrong.status == 77)
-        let right = try sandbox.quire(["resolve", "nosuchdocument", "--reload", "--server", service.url, "--token", "s3cret"])
+        let right = try sandbox.quire([
+            "resolve", "nosuchdocument", "--reload", "--server", service.url, "--token", "s3cret",
+        ])
         #expect(right.status == 66, "\(right.standardError)")
         let fromEnvironment = try QuireProcess.run(
             ["resolve", "nosuchdocument", "--reload", "--server", service.url],
@@ -112,14 +116,18 @@ struct StoreCommandTests {
         let sandbox = try CoordinationSandbox()
         let service = try RunningService(sandbox: sandbox)
         let client = try service.client()
-        let first = try await client.upload(pdf: Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf"))))
-        let second = try await client.upload(pdf: Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("page-labels.pdf"))))
+        let first = try await client.upload(
+            pdf: Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf"))))
+        let second = try await client.upload(
+            pdf: Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("page-labels.pdf"))))
 
         let json = try sandbox.quire(["events", "--since", "0", "--count", "2", "--json", "--server", service.url])
         #expect(json.status == 0, "\(json.standardError)")
         let lines = json.output.split(separator: "\n")
         #expect(lines.count == 2)
-        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let objects = try lines.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
         #expect(objects.map { $0["type"] as? String } == ["created", "created"])
         #expect(objects.map { $0["document"] as? String } == [first.id, second.id])
         #expect(objects.map { $0["etag"] as? String } == [first.etag, second.etag])
@@ -132,7 +140,8 @@ struct StoreCommandTests {
 
         let follower = try sandbox.start(["events", "--count", "1", "--server", service.url])
         #expect(follower.waitFor("following events at \(service.url)", inStandardError: true))
-        let third = try await client.upload(pdf: Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("annotations.pdf"))))
+        let third = try await client.upload(
+            pdf: Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("annotations.pdf"))))
         #expect(follower.waitForExit() == 0)
         #expect(follower.standardOutput.contains(" created \(third.id) "), "\(follower.standardOutput)")
         try await client.shutdown()

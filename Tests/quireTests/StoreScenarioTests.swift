@@ -172,26 +172,51 @@ struct StoreScenarioTests {
         #expect(saved.state == .clean && saved.metadata.title == "Edit 2")
         #expect(try saved.etag == Self.entityTag(of: file))
 
-        // A deletion under edits, then close: the document leaves the store.
-        _ = try await client.updateMetadata(of: document.id, DocumentMetadata(title: "Edit 3"))
-        #expect(try Self.run("/bin/rm", [file]) == 0)
-        _ = try await eventually("the deletion conflict") {
-            try await client.conflict(of: document.id).conflict?.type == .deletion ? true : nil
+        // A deletion under edits (of another document: see the next test), then close: it leaves the store.
+        let doomedFile = try sandbox.copyFixture("one-page.pdf", as: "doomed.pdf")
+        let doomed = try await client.register(files: [doomedFile])
+        _ = try await client.updateMetadata(of: doomed.id, DocumentMetadata(title: "Edit 3"))
+        #expect(try Self.run("/bin/rm", [doomedFile]) == 0)
+        let deletion = try await eventually("the deletion conflict") {
+            try await client.conflict(of: doomed.id).conflict?.type == .deletion ? true : nil
         }
-        #expect(try await client.resolveConflict(of: document.id, by: .close) == nil)
-        await #expect(throws: StoreClientError.self) { try await client.document(document.id) }
+        #expect(deletion)
+        #expect(try await client.document(doomed.id).state == .deleted)
+        #expect(try await client.resolveConflict(of: doomed.id, by: .close) == nil)
+        await #expect(throws: StoreClientError.self) { try await client.document(doomed.id) }
 
-        // Other events (a save's `saved`) may come between; conflicts and resolutions alternate, in order.
+        // Conflicts (or a deletion) and resolutions alternate, in order; other events (`saved`) may come between.
         let events = try await eventually("three resolved events") {
             let events = recorder.events
             return events.filter { $0.type == .resolved }.count >= 3 ? events : nil
         }
-        let conflictEvents = events.filter { [.created, .conflict, .resolved].contains($0.type) }
-        #expect(
-            conflictEvents.map(\.type) == [.created, .conflict, .resolved, .conflict, .resolved, .conflict, .resolved])
-        #expect(events.compactMap(\.resolution) == [.reload, .save, .close])
-        #expect(events.compactMap(\.conflict) == [.modification, .modification, .deletion])
+        let flow = events.filter { [.conflict, .resolved, .deleted].contains($0.type) }
+        #expect(flow.map(\.type) == [.conflict, .resolved, .conflict, .resolved, .deleted, .resolved])
+        #expect(flow.compactMap(\.resolution) == [.reload, .save, .close])
+        #expect(flow.compactMap(\.conflict) == [.modification, .modification])
+        #expect(flow.map(\.document) == Array(repeating: document.id, count: 4) + [doomed.id, doomed.id])
         recorder.cancel()
+        try await client.shutdown()
+        #expect(service.stop() == 0)
+    }
+
+    @Test("a file deleted right after the service saved it is noticed (a deleted event, state deleted)")
+    func deletionRightAfterSave() async throws {
+        let sandbox = try CoordinationSandbox()
+        let service = try RunningService(sandbox: sandbox)
+        let client = try service.client()
+        let file = try sandbox.copyFixture("one-page.pdf", as: "saved.pdf")
+        let document = try await client.register(files: [file])
+        try await Self.makeConflict(
+            client, document.id, title: "Edit", file: file, from: QuireProcess.fixture("page-labels.pdf"),
+            sandbox: sandbox)
+        _ = try await client.resolveConflict(of: document.id, by: .save)
+        _ = try await client.updateMetadata(of: document.id, DocumentMetadata(title: "Edit again"))
+        #expect(try Self.run("/bin/rm", [file]) == 0)
+        let deleted = try await eventually("the deletion of \(document.id)") {
+            try await client.document(document.id).state == .deleted ? true : nil
+        }
+        #expect(deleted)
         try await client.shutdown()
         #expect(service.stop() == 0)
     }

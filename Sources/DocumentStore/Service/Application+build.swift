@@ -2,33 +2,53 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// Builds the service: the catalog in the store directory, the metrics, the router, and the Hummingbird application
-/// bound to the configured host and port. The document controllers, when they arrive, are made here from the same
-/// catalog and metrics. Run it with `runService()`, which stops gracefully on SIGTERM and SIGINT.
+/// Builds the service: the catalog in the store directory, the document library, the metrics, the router (built-in
+/// routes, `/documents…` and `/events`), and the Hummingbird application bound to the configured host and port,
+/// with the library as a service of its group: it opens the recently used documents when the service starts and
+/// closes every document (unregistering its presenters) on shutdown. Run it with `runService()`, which stops
+/// gracefully on SIGTERM and SIGINT.
 /// - Parameters:
-///   - configuration: The checked configuration (from `StoreConfiguration.load`).
-///   - controllers: The routes beyond the built-in ones (the document routes).
+///   - configuration: The checked configuration
+///     (``StoreConfiguration/load(configFile:environment:overrides:workingDirectory:)``).
+///   - controllers: Routes beyond the service's own.
 ///   - metrics: The service's metrics (an executable bootstraps `MetricsSystem` with their factory first).
 ///   - logger: The service's logger; the executable sets its level and handler.
+///   - keepAliveInterval: How often an idle event stream gets a keep-alive comment.
 ///   - onServerRunning: Called once the server listens, with its channel (whose `localAddress` has the port
 ///     chosen when the configured port is 0).
-/// - Throws: ``CatalogError/cannotOpen(path:reason:)`` when the store's catalog cannot be opened.
+/// - Throws: ``CatalogError/cannotOpen(path:reason:)`` when the store's catalog cannot be opened, or the error
+///   of creating the upload directory.
 public func buildApplication(
     configuration: StoreConfiguration,
     controllers: [any RouteController] = [],
     metrics: StoreMetrics = StoreMetrics(),
     logger: Logger = Logger(label: "quire.serve"),
+    keepAliveInterval: Duration = .seconds(15),
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     let catalog = try Catalog(storeDirectory: configuration.storeDirectory)
-    let router = buildRouter(configuration: configuration, catalog: catalog, metrics: metrics, controllers: controllers)
+    let library = try DocumentLibrary(
+        catalog: catalog, configuration: configuration, metrics: metrics, logger: logger,
+        keepAliveInterval: keepAliveInterval)
+    let router = buildRouter(
+        configuration: configuration, catalog: catalog, metrics: metrics,
+        controllers: documentControllers(library: library, configuration: configuration) + controllers)
     return Application(
         router: router,
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port), serverName: "quire"),
+        services: [LibraryService(library: library)],
         onServerRunning: onServerRunning,
         logger: logger
     )
+}
+
+/// The controllers of the document routes (`/documents…`, `/events`) over `library`.
+public func documentControllers(library: DocumentLibrary, configuration: StoreConfiguration) -> [any RouteController] {
+    [
+        DocumentsController(library: library, maxUploadBytes: configuration.maxUploadBytes),
+        EventsController(library: library),
+    ]
 }
 
 /// Builds the router: the service's middleware, then the built-in routes (`/health`, `/metrics`,

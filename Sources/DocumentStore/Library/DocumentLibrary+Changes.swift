@@ -1,0 +1,90 @@
+import Documents
+import Foundation
+
+extension DocumentLibrary {
+    /// Records an event (with the record's change in the same transaction, if any) and hands it to the feed.
+    @discardableResult
+    func record(
+        _ type: StoreEvent.EventType, _ record: DocumentRecord, extra: [String: String] = [:], update: Bool = true
+    ) async -> StoreEvent? {
+        let event = StoreEvent(type: type, documentID: record.id, etag: record.etag, extra: extra)
+        do {
+            let recorded = update ? try await catalog.update(record, recording: event) : try await catalog.append(event)
+            if let recorded {
+                metrics.recordEvent(type)
+                events.publish(recorded)
+            }
+            await updateConflictGauge()
+            return recorded
+        } catch {
+            logger.error(
+                "cannot record a \(type.rawValue) event", metadata: ["document": "\(record.id)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Brings the catalog up to date with a document just opened: files that changed or vanished while it was
+    /// not open give their event now.
+    func reconcile(
+        _ open: OpenDocument, with record: DocumentRecord, files: [(path: String, size: Int, tag: EntityTag?)]
+    )
+        async
+    {
+        if files.contains(where: { $0.tag == nil }) {
+            guard record.state != .deleted else { return }
+            var updated = Self.updated(record, from: open, files: files)
+            updated.state = .deleted
+            updated.etag = record.etag
+            let missing = files.first { $0.tag == nil }?.path ?? ""
+            await self.record(.deleted, updated, extra: ["file": missing])
+            return
+        }
+        let updated = Self.updated(record, from: open, files: files)
+        if updated.etag != record.etag {
+            await self.record(.changed, updated)
+        } else if updated.state != record.state || updated.pageCount != record.pageCount
+            || updated.title != record.title || updated.files != record.files
+        {
+            _ = try? await catalog.update(updated)
+        }
+    }
+
+    /// One external change of one of an open document's files (the document has already reloaded, or is now
+    /// in conflict).
+    func fileChanged(_ open: OpenDocument, _ change: UnderlyingFileChange) async {
+        guard let record = try? await catalog.document(open.id) else { return }
+        let files = (try? await blocking { open.measureFiles() }) ?? open.files
+        var updated = Self.updated(record, from: open, files: files)
+        let path = change.fileURL.path
+        if change.isDeletion {
+            updated.etag = record.etag
+            updated.state = .deleted
+            await self.record(.deleted, updated, extra: ["file": path])
+        } else if case .conflict(let type) = updated.state {
+            updated.etag = record.etag  // the document still holds the version its edits were made on
+            if record.state != updated.state {
+                await self.record(.conflict, updated, extra: ["conflict": type.rawValue, "file": path])
+            }
+        } else if updated.etag != record.etag || record.state == .deleted {
+            await self.record(.changed, updated, extra: ["file": path])
+        }
+    }
+
+    /// A file of an open document moved (the provider follows it).
+    func fileMoved(_ open: OpenDocument, from: URL, to: URL) async {
+        guard let record = try? await catalog.document(open.id) else { return }
+        var updated = record
+        updated.files = open.providers.map(\.fileURL.path)
+        updated.updatedAt = Date()
+        guard updated.files != record.files else { return }
+        await self.record(.moved, updated, extra: ["from": from.path, "to": to.path])
+    }
+
+    /// Sets the conflicts gauge from the open documents.
+    func updateConflictGauge() async {
+        let count = state.withLock { state in
+            state.open.values.filter { $0.document.conflict != nil }.count
+        }
+        metrics.conflicts.record(count)
+    }
+}

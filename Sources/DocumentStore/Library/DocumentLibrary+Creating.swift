@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Documents
+import Foundation
+import Poppler
+
+extension DocumentLibrary {
+    /// Stores an uploaded PDF as a new document (its file in `<store>/files`, written atomically).
+    /// - Throws: 422 for bytes that are not a PDF poppler opens, 401 for an encrypted one without its password
+    ///   (nothing is kept in either case).
+    public func upload(_ bytes: Data, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
+        try await blocking { try Self.validate(bytes, password: password, what: "the uploaded PDF") }
+        let id = DocumentID.random()
+        let url = uploadDirectory.appendingPathComponent("\(id.rawValue).pdf")
+        try await blocking {
+            let provider = CoordinatedFileDataProvider(fileURL: url)
+            let sink = try provider.createDataSink(options: [])
+            guard sink.writeData(bytes), sink.finish() else {
+                throw (sink as? FileDataSink)?.failure ?? DataProviderError.sinkFinished
+            }
+            try provider.replaceContents(with: sink)
+        }
+        return try await create(id, files: [url.path], origin: .upload, password: password)
+    }
+
+    /// Registers existing PDFs under the configured roots as one document, in the order given.
+    /// - Throws: 400 (no paths, a path twice), 403 (a path outside every root), 422 (missing, not a regular
+    ///   file, not a PDF), 401 (encrypted, no or wrong password).
+    public func register(_ paths: [String], password: String?) async throws -> (
+        DocumentRepresentations.Info, EntityTag
+    ) {
+        guard !paths.isEmpty else {
+            throw ProblemDetails.invalidParameter("files", "files must list at least one path")
+        }
+        let resolved = try paths.map { try resolveInsideRoots($0) }
+        guard Set(resolved).count == resolved.count else {
+            throw ProblemDetails.invalidParameter("files", "a file may appear only once in a document")
+        }
+        try await blocking {
+            for path in resolved {
+                let bytes: Data
+                do {
+                    bytes = try CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: path)).data()
+                } catch {
+                    throw ProblemDetails.unusableFile(path, "cannot be read: \(error)")
+                }
+                try Self.validate(bytes, password: password, what: path)
+            }
+        }
+        return try await create(DocumentID.random(), files: resolved, origin: .registered, password: password)
+    }
+
+    /// Enters a document whose files are in place: opens it, records it with a `created` event, answers its info.
+    private func create(
+        _ id: DocumentID, files: [String], origin: DocumentRecord.Origin, password: String?
+    ) async throws -> (DocumentRepresentations.Info, EntityTag) {
+        try await lane(id).run {
+            let now = Date()
+            let placeholder = DocumentRecord(
+                id: id, files: files, origin: origin, pageCount: 0, size: 0, etag: EntityTag(content: Data()),
+                createdAt: now, updatedAt: now)
+            try await catalog.insert(placeholder)
+            let open: OpenDocument
+            do {
+                open = try await openDocumentSilently(id, password: password)
+            } catch {
+                _ = try? await catalog.deleteDocument(id)
+                throw error
+            }
+            var record = Self.updated(placeholder, from: open, files: open.files)
+            record.updatedAt = now
+            guard
+                let event = try await catalog.update(
+                    record, recording: StoreEvent(type: .created, documentID: id, etag: record.etag))
+            else {
+                throw ProblemDetails.documentNotFound(id)
+            }
+            metrics.recordEvent(.created)
+            events.publish(event)
+            return try await info(of: open)
+        }
+    }
+
+    /// Opens a document that was just recorded, without reconciling (the placeholder record has no tag yet).
+    private func openDocumentSilently(_ id: DocumentID, password: String?) async throws -> OpenDocument {
+        let record = try await record(id)
+        let opened = try await blocking { () throws -> OpenDocument in
+            let providers = record.files.map { CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: $0)) }
+            let document = Document(dataProviders: providers)
+            if let password, document.errors.contains(where: Self.needsPassword) {
+                document.unlock(withPassword: password)
+            }
+            if let error = document.errors.first {
+                throw ProblemDetails.opening(error, "the document", passwordGiven: password != nil)
+            }
+            return OpenDocument(
+                id: id, document: document, providers: providers, password: document.isEncrypted ? password : nil)
+        }
+        _ = try await blocking { opened.measureFiles() }
+        try adopt(opened)
+        return opened
+    }
+
+    /// Checks that `bytes` open as a PDF (with `password` if encrypted).
+    static func validate(_ bytes: Data, password: String?, what: String) throws {
+        do {
+            _ = try PDFDocument(data: bytes, password: password)
+        } catch {
+            throw ProblemDetails.opening(.pdf(source: what, error), what, passwordGiven: password != nil)
+        }
+    }
+
+    /// The path with symbolic links resolved, if it lies inside a configured root and is a regular file.
+    /// - Throws: 403 outside the roots (or with no roots configured), 422 missing or not a regular file.
+    func resolveInsideRoots(_ path: String) throws -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        guard let resolved = realpath(absolute, nil) else {
+            if !isInsideRoots(absolute) { throw ProblemDetails.pathOutsideRoots(path) }
+            throw ProblemDetails.unusableFile(path, "the file does not exist")
+        }
+        defer { free(resolved) }
+        let real = String(cString: resolved)
+        guard isInsideRoots(real) else { throw ProblemDetails.pathOutsideRoots(path) }
+        var info = stat()
+        guard stat(real, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw ProblemDetails.unusableFile(path, "not a regular file")
+        }
+        return real
+    }
+
+    private func isInsideRoots(_ path: String) -> Bool {
+        configuration.roots.contains { root in
+            let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
+            return path.hasPrefix(prefix)
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import Documents
+import Foundation
+import HTTPTypes
+import Poppler
+
+extension DocumentLibrary {
+    /// A merge patch of the metadata (RFC 7396): members present are set, null clears, absent stay.
+    public struct MetadataPatch: Sendable {
+        /// Each member: nil = absent; `.some(nil)` = null (clear); `.some(value)` = set.
+        public var title, author, subject, keywords, creator, producer: String??
+        /// The dates, same convention.
+        public var creationDate, modificationDate: Date??
+
+        /// An empty patch.
+        public init() {}
+    }
+
+    /// Replaces the content of a one-file document atomically, inside a coordinated write; drops unsaved edits.
+    /// - Throws: 404; 428/412 (If-Match); 400 for a document of several files; 409 in conflict; 422/401 for
+    ///   bytes that do not open.
+    public func replaceContent(
+        _ id: DocumentID, with bytes: Data, preconditions: RequestPreconditions, password: String?
+    ) async throws -> (DocumentRepresentations.Info, EntityTag) {
+        try await lane(id).run {
+            let open = try await openDocument(id, password: password)
+            let record = try await record(id)
+            try preconditions.requireIfMatch(current: record.etag, method: .put)
+            guard open.providers.count == 1, let provider = open.providers.first else {
+                throw ProblemDetails.invalidParameter(
+                    "id", "document \(id.rawValue) is made of \(open.providers.count) files: replace them one by one")
+            }
+            if open.document.conflict?.type == .modification {
+                throw ProblemDetails.documentInConflict(id, "resolve its conflict before replacing its content")
+            }
+            let document = open.document
+            try await blocking {
+                try Self.validate(bytes, password: password, what: "the new content")
+                let sink = try provider.createDataSink(options: [])
+                guard sink.writeData(bytes), sink.finish() else {
+                    throw (sink as? FileDataSink)?.failure ?? DataProviderError.sinkFinished
+                }
+                try provider.replaceContents(with: sink)
+                try document.resolveFileConflict(for: provider, with: .reload)
+            }
+            let files = try await blocking { open.measureFiles() }
+            await self.record(
+                .changed, Self.updated(record, from: open, files: files), extra: ["file": provider.fileURL.path])
+            return try await info(of: open)
+        }
+    }
+
+    /// Removes a document: an uploaded document's file is deleted inside a coordinated `.forDeleting` write; a
+    /// registered document's files stay. A `deleted` event follows.
+    /// - Throws: 404; 428/412 (If-Match).
+    public func delete(_ id: DocumentID, preconditions: RequestPreconditions) async throws {
+        try await lane(id).run {
+            let record = try await record(id)
+            try preconditions.requireIfMatch(current: record.etag, method: .delete)
+            forget(id)
+            if record.origin == .upload, let path = record.files.first {
+                try await blocking {
+                    do {
+                        try CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: path)).deleteData()
+                    } catch let error as DataProviderError where error.isFileMissing {}
+                }
+            }
+            let event = StoreEvent(type: .deleted, documentID: id, etag: record.etag)
+            if let recorded = try await catalog.deleteDocument(id, recording: event) {
+                metrics.recordEvent(.deleted)
+                events.publish(recorded)
+            }
+            await updateConflictGauge()
+        }
+    }
+
+    /// Applies a metadata patch in memory (the document becomes dirty).
+    /// - Throws: 404, 401, 412 (an `If-Match` that does not hold), 409 in conflict.
+    public func updateMetadata(
+        _ id: DocumentID, _ patch: MetadataPatch, preconditions: RequestPreconditions, password: String?
+    ) async throws -> (DocumentRepresentations.Info, EntityTag) {
+        try await edit(id, preconditions: preconditions, password: password) { document in
+            var metadata = document.metadata
+            if let value = patch.title { metadata.title = value }
+            if let value = patch.author { metadata.author = value }
+            if let value = patch.subject { metadata.subject = value }
+            if let value = patch.keywords { metadata.keywords = value }
+            if let value = patch.creator { metadata.creator = value }
+            if let value = patch.producer { metadata.producer = value }
+            if let value = patch.creationDate { metadata.creationDate = value }
+            if let value = patch.modificationDate { metadata.modificationDate = value }
+            try document.setMetadata(metadata)
+        }
+    }
+
+    /// Adds a note or a highlight in memory (the document becomes dirty).
+    /// - Throws: 404 (document or page), 401, 412, 409, 400 for an unusable rectangle or kind.
+    public func addAnnotation(
+        _ id: DocumentID, _ request: DocumentRepresentations.AnnotationRequest, preconditions: RequestPreconditions,
+        password: String?
+    ) async throws -> (DocumentRepresentations.Info, EntityTag) {
+        let kind: Annotation.Kind
+        switch request.kind {
+        case "note": kind = .note
+        case "highlight": kind = .highlight
+        default: throw ProblemDetails.invalidParameter("kind", "kind must be \"note\" or \"highlight\"")
+        }
+        let rect = CGRect(x: request.rect.x, y: request.rect.y, width: request.rect.width, height: request.rect.height)
+        guard [rect.origin.x, rect.origin.y, rect.width, rect.height].allSatisfy(\.isFinite), rect.width > 0,
+            rect.height > 0, abs(rect.origin.x) < 1e6, abs(rect.origin.y) < 1e6, rect.width < 1e6, rect.height < 1e6
+        else {
+            throw ProblemDetails.invalidParameter("rect", "rect needs finite numbers and a positive width and height")
+        }
+        guard request.page >= 1 else {
+            throw ProblemDetails.invalidParameter("page", "page numbers start at 1, not \(request.page)")
+        }
+        return try await edit(id, preconditions: preconditions, password: password) { document in
+            guard request.page <= document.pageCount else {
+                throw ProblemDetails.pageOutOfRange(request.page, pageCount: document.pageCount)
+            }
+            do {
+                try document.addAnnotation(
+                    Annotation(kind: kind, rect: rect, contents: request.contents ?? ""), toPageAt: request.page - 1)
+            } catch let error as DocumentError {
+                throw ProblemDetails.invalidParameter("rect", error.description)
+            }
+        }
+    }
+
+    /// Writes the edits to the files (coordinated, atomic). A `saved` event follows.
+    /// - Throws: 404; 428/412; 409 in conflict.
+    public func save(_ id: DocumentID, preconditions: RequestPreconditions) async throws -> (
+        DocumentRepresentations.Info, EntityTag
+    ) {
+        try await lane(id).run {
+            let record = try await record(id)
+            try preconditions.requireIfMatch(current: record.etag, method: .post)
+            guard let open = state.withLock({ $0.open[id] }) else {
+                // Not open: nothing in memory to save.
+                let open = try await openDocument(id, password: nil)
+                return try await info(of: open)
+            }
+            if open.document.conflict != nil {
+                throw ProblemDetails.documentInConflict(id, "resolve its conflict (reload, save or close) instead")
+            }
+            let document = open.document
+            try await blocking {
+                do {
+                    try document.save()
+                } catch {
+                    throw ProblemDetails(status: .internalServerError, detail: "saving failed: \(error)")
+                }
+            }
+            let files = try await blocking { open.measureFiles() }
+            await self.record(.saved, Self.updated(record, from: open, files: files))
+            return try await info(of: open)
+        }
+    }
+
+    /// Resolves the document's conflict. `close` removes the document from the store (returns nil).
+    /// - Throws: 404; 409 when there is no conflict, or `reload` of a deleted file.
+    public func resolve(_ id: DocumentID, with resolution: FileConflictResolution) async throws -> (
+        DocumentRepresentations.Info, EntityTag
+    )? {
+        try await lane(id).run { () async throws -> (DocumentRepresentations.Info, EntityTag)? in
+            let record = try await record(id)
+            let open = try await openDocument(id, password: nil)
+            let document = open.document
+            let inConflict = document.conflict != nil || record.state == .deleted || record.state.conflictType != nil
+            guard inConflict else { throw ProblemDetails.noConflict(id) }
+            let provider = document.conflict?.dataProvider ?? open.providers[0]
+            switch resolution {
+            case .close:
+                forget(id)
+                if record.origin == .upload, let path = record.files.first {
+                    try? FileManager.default.removeItem(atPath: path)
+                }
+                let event = StoreEvent(
+                    type: .resolved, documentID: id, etag: record.etag, extra: ["resolution": "close"])
+                if let recorded = try await catalog.deleteDocument(id, recording: event) {
+                    metrics.recordEvent(.resolved)
+                    events.publish(recorded)
+                }
+                await updateConflictGauge()
+                return nil
+            case .reload, .save:
+                try await blocking {
+                    do {
+                        try document.resolveFileConflict(for: provider, with: resolution)
+                    } catch let error as DocumentError {
+                        if case .fileNotFound = error {
+                            throw ProblemDetails.documentInConflict(
+                                id, "its file was deleted and cannot be reloaded: resolve with save or close")
+                        }
+                        throw ProblemDetails.documentInConflict(id, error.description)
+                    }
+                }
+                let files = try await blocking { open.measureFiles() }
+                await self.record(
+                    .resolved, Self.updated(record, from: open, files: files),
+                    extra: ["resolution": resolution.rawValue])
+                return try await info(of: open)
+            }
+        }
+    }
+
+    /// Runs an edit on the open document inside its lane, after checking an optional `If-Match`.
+    private func edit(
+        _ id: DocumentID, preconditions: RequestPreconditions, password: String?,
+        _ body: @escaping @Sendable (Document) throws -> Void
+    ) async throws -> (DocumentRepresentations.Info, EntityTag) {
+        try await lane(id).run {
+            let open = try await openDocument(id, password: password)
+            let record = try await record(id)
+            if preconditions.ifMatch != nil { try preconditions.requireIfMatch(current: record.etag, method: .patch) }
+            if open.document.conflict != nil || record.state == .deleted {
+                throw ProblemDetails.documentInConflict(id, "resolve its conflict before editing it")
+            }
+            let document = open.document
+            try await blocking { try body(document) }
+            var updated = record
+            updated.state = Self.state(of: document)
+            updated.title = document.metadata.title
+            updated.updatedAt = Date()
+            _ = try await catalog.update(updated)
+            return try await info(of: open)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Documents
+import Foundation
+import Poppler
+
+extension DocumentLibrary {
+    /// Every document, oldest first.
+    /// - Throws: a `CatalogError`.
+    public func list() async throws -> [DocumentRecord] {
+        try await catalog.documents()
+    }
+
+    /// A document's info (pages, metadata with unsaved edits, files, state, conflict) and its tag.
+    /// - Throws: 404, 401 (password), or a `CatalogError`.
+    public func info(_ id: DocumentID, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
+        try await lane(id).run {
+            let open = try await openDocument(id, password: password)
+            return try await info(of: open)
+        }
+    }
+
+    /// The info of an open document, from the catalog record and the document. Call inside its lane.
+    func info(of open: OpenDocument) async throws -> (DocumentRepresentations.Info, EntityTag) {
+        let record = try await record(open.id)
+        let document = open.document
+        let pages = try await blocking { () -> [DocumentRepresentations.Page] in
+            (0..<document.pageCount).compactMap { index in
+                guard let page = try? document.pageInfo(at: index) else { return nil }
+                return DocumentRepresentations.Page(
+                    number: index + 1, width: page.size.width, height: page.size.height, label: page.label)
+            }
+        }
+        let metadata = document.metadata
+        let conflict = document.conflict?.type.rawValue ?? (record.state == .deleted ? "deletion" : nil)
+        let info = DocumentRepresentations.Info(
+            id: id(open), etag: record.etag.headerValue, origin: record.origin.rawValue, pageCount: pages.count,
+            pages: pages,
+            metadata: DocumentRepresentations.Metadata(
+                title: metadata.title, author: metadata.author, subject: metadata.subject,
+                keywords: metadata.keywords, creator: metadata.creator, producer: metadata.producer,
+                creationDate: metadata.creationDate.map(timestamp),
+                modificationDate: metadata.modificationDate.map(timestamp)),
+            files: open.files.map {
+                DocumentRepresentations.File(
+                    path: $0.path, size: $0.size, etag: ($0.tag ?? EntityTag(content: Data())).headerValue)
+            },
+            state: record.state.name, conflict: conflict, encrypted: document.isEncrypted, size: record.size,
+            createdAt: timestamp(record.createdAt), updatedAt: timestamp(record.updatedAt))
+        return (info, record.etag)
+    }
+
+    /// The bytes of the document's (first) file as last read, and the document's tag. An open document answers
+    /// from memory; another is read inside a coordinated read.
+    /// - Throws: 404, or 422 when the file cannot be read.
+    public func content(_ id: DocumentID) async throws -> (Data, EntityTag) {
+        if let open = state.withLock({ $0.open[id] }), let bytes = open.providers.first?.lastReadContents {
+            let record = try await record(id)
+            return (bytes, record.etag)
+        }
+        let record = try await record(id)
+        guard let path = record.files.first else { throw ProblemDetails.documentNotFound(id) }
+        let bytes = try await blocking { () throws -> Data in
+            do {
+                return try CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: path)).data()
+            } catch {
+                throw ProblemDetails.unusableFile(path, "\(error)")
+            }
+        }
+        return (bytes, record.etag)
+    }
+
+    /// The text of page `number` (from 1), and the document's tag.
+    /// - Throws: 404 (document or page), 401, 400 for a page number below 1.
+    public func pageText(_ id: DocumentID, page number: Int, password: String?) async throws -> (String, EntityTag) {
+        try await onPage(id, number, password: password) { document, index in try document.text(ofPageAt: index) }
+    }
+
+    /// Page `number` (from 1) as PNG at `dpi` (1 to the configured maximum), and the document's tag.
+    /// - Throws: 404 (document or page), 401, 400 for a bad page number or resolution.
+    public func pageImage(_ id: DocumentID, page number: Int, dpi: Int, password: String?) async throws -> (
+        Data, EntityTag
+    ) {
+        guard dpi >= 1, dpi <= configuration.maxDPI else {
+            throw ProblemDetails.invalidParameter("dpi", "dpi must be from 1 to \(configuration.maxDPI), not \(dpi)")
+        }
+        return try await onPage(id, number, password: password) { document, index in
+            try document.renderPage(at: index, dpi: Double(dpi))
+        }
+    }
+
+    /// The document's conflict report.
+    /// - Throws: 404.
+    public func conflictReport(_ id: DocumentID) async throws -> DocumentRepresentations.ConflictReport {
+        try await lane(id).run {
+            let record = try await record(id)
+            let open = state.withLock { $0.open[id] }
+            var conflict: DocumentRepresentations.ConflictReport.Conflict?
+            if let found = open?.document.conflict {
+                conflict = .init(type: found.type.rawValue, file: found.dataProvider.fileURL.path)
+            } else if record.state == .deleted {
+                conflict = .init(type: "deletion", file: record.files.first ?? "")
+            } else if case .conflict(let type) = record.state {
+                conflict = .init(type: type.rawValue, file: record.files.first ?? "")
+            }
+            return DocumentRepresentations.ConflictReport(
+                document: id.rawValue, state: record.state.name, conflict: conflict)
+        }
+    }
+
+    private func onPage<T: Sendable>(
+        _ id: DocumentID, _ number: Int, password: String?,
+        _ body: @escaping @Sendable (Document, Int) throws -> T
+    ) async throws -> (T, EntityTag) {
+        guard number >= 1 else {
+            throw ProblemDetails.invalidParameter("n", "page numbers start at 1, not \(number)")
+        }
+        let open = try await lane(id).run { try await openDocument(id, password: password) }
+        let document = open.document
+        let result = try await blocking { () throws -> T in
+            guard number <= document.pageCount else {
+                throw ProblemDetails.pageOutOfRange(number, pageCount: document.pageCount)
+            }
+            do {
+                return try body(document, number - 1)
+            } catch let error as DocumentError {
+                if case .pageOutOfRange = error {
+                    throw ProblemDetails.pageOutOfRange(number, pageCount: document.pageCount)
+                }
+                if case .pdf(_, .invalidResolution) = error {
+                    throw ProblemDetails.invalidParameter("dpi", error.description)
+                }
+                if case .pdf(_, .imageTooLarge) = error {
+                    throw ProblemDetails.invalidParameter("dpi", error.description)
+                }
+                throw ProblemDetails.damagedPDF("document \(id.rawValue)", error.description)
+            }
+        }
+        let record = try await record(id)
+        return (result, record.etag)
+    }
+
+    private func id(_ open: OpenDocument) -> String { open.id.rawValue }
+}

@@ -1,0 +1,225 @@
+import Documents
+import FileCoordination
+import Foundation
+import Logging
+import NIOPosix
+import Poppler
+import Synchronization
+
+/// The store's documents: the catalog, the open `Document`s (at most the configured number, least recently used
+/// closed first, never one with unsaved edits or in conflict), the event log and its live feed.
+///
+/// Every operation on one document runs in that document's ``OperationLane``; blocking work (poppler, file I/O,
+/// coordinated accesses) runs on the library's thread pool, never on the cooperative pool or an event loop.
+/// Open documents are presented through `FilePresenterCoordinator`: another program's write, move or deletion of
+/// one of their files becomes an event (`changed`, `moved`, `deleted`, `conflict`) within the debounce of
+/// uncoordinated changes. A document that is not open is checked against its files when it next opens.
+public final class DocumentLibrary: Sendable {
+    struct State {
+        var open: [DocumentID: OpenDocument] = [:]
+        /// Open documents, least recently used first.
+        var recency: [DocumentID] = []
+        var lanes: [DocumentID: OperationLane] = [:]
+        var isShutDown = false
+    }
+
+    let catalog: Catalog
+    let configuration: StoreConfiguration
+    let metrics: StoreMetrics
+    let logger: Logger
+    let events: EventBroadcaster
+    let pool: NIOThreadPool
+    /// Where uploads are kept: `<store>/files`.
+    let uploadDirectory: URL
+    let state = Mutex(State())
+
+    /// Makes the library over an open catalog; starts its thread pool (one thread per core, at least two).
+    /// - Parameter keepAliveInterval: how often an idle event stream gets a keep-alive comment.
+    /// - Throws: `CocoaError` when the upload directory cannot be created.
+    public init(
+        catalog: Catalog, configuration: StoreConfiguration, metrics: StoreMetrics, logger: Logger,
+        keepAliveInterval: Duration = .seconds(15)
+    ) throws {
+        self.catalog = catalog
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+        events = EventBroadcaster(keepAliveInterval: keepAliveInterval)
+        pool = NIOThreadPool(numberOfThreads: max(2, ProcessInfo.processInfo.activeProcessorCount))
+        pool.start()
+        uploadDirectory = configuration.storeDirectory.appendingPathComponent("files", isDirectory: true)
+        try FileManager.default.createDirectory(
+            at: uploadDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    // MARK: lifecycle
+
+    /// Opens the most recently updated documents (up to the bound), so that their files are watched from the
+    /// start; a document whose files changed while the service was down gets its event now.
+    public func openRecentDocuments() async {
+        guard let records = try? await catalog.documents() else { return }
+        let recent = records.sorted { $0.updatedAt > $1.updatedAt }.prefix(configuration.maxOpenDocuments)
+        for record in recent where record.state != .deleted {
+            _ = try? await lane(record.id).run { try await self.openDocument(record.id, password: nil) }
+        }
+    }
+
+    /// Closes every document (presenters unobserved), ends every event stream and stops the thread pool.
+    public func shutdown() async {
+        let documents = state.withLock { state -> [OpenDocument] in
+            state.isShutDown = true
+            defer {
+                state.open.removeAll()
+                state.recency.removeAll()
+            }
+            return Array(state.open.values)
+        }
+        for document in documents { document.close() }
+        metrics.openDocuments.record(0)
+        events.finishAll()
+        try? await pool.shutdownGracefully()
+    }
+
+    // MARK: shared steps
+
+    /// The lane of a document's operations.
+    func lane(_ id: DocumentID) -> OperationLane {
+        state.withLock { state in
+            if let lane = state.lanes[id] { return lane }
+            let lane = OperationLane()
+            state.lanes[id] = lane
+            return lane
+        }
+    }
+
+    /// The catalog record, or 404.
+    func record(_ id: DocumentID) async throws -> DocumentRecord {
+        guard let record = try await catalog.document(id) else { throw ProblemDetails.documentNotFound(id) }
+        return record
+    }
+
+    /// Runs blocking work on the library's thread pool.
+    func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await pool.runIfActive(body)
+    }
+
+    /// The open document `id` (opening it if needed), checking `password` for an encrypted one. Call inside the
+    /// document's lane.
+    /// - Throws: 404 for an unknown id; 401 for a missing or wrong password.
+    func openDocument(_ id: DocumentID, password: String?) async throws -> OpenDocument {
+        if let open = touch(id) {
+            guard open.accepts(password: password) else {
+                throw ProblemDetails.passwordRequired("document \(id.rawValue)", wrong: password != nil)
+            }
+            return open
+        }
+        let record = try await record(id)
+        let opened = try await blocking { () throws -> OpenDocument in
+            let providers = record.files.map { CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: $0)) }
+            let document = Document(dataProviders: providers)
+            if document.errors.contains(where: Self.needsPassword) {
+                if let password,
+                    document.unlock(withPassword: password) || !document.errors.contains(where: Self.needsPassword)
+                {
+                    return OpenDocument(id: id, document: document, providers: providers, password: password)
+                }
+                throw ProblemDetails.passwordRequired("document \(id.rawValue)", wrong: password != nil)
+            }
+            return OpenDocument(
+                id: id, document: document, providers: providers, password: document.isEncrypted ? password : nil)
+        }
+        let files = try await blocking { opened.measureFiles() }
+        try adopt(opened)
+        await reconcile(opened, with: record, files: files)
+        return opened
+    }
+
+    /// Makes an opened document current: watched, in the cache, and the cache kept within its bound.
+    func adopt(_ opened: OpenDocument) throws {
+        let evicted = try state.withLock { state throws -> [OpenDocument] in
+            guard !state.isShutDown else {
+                throw ProblemDetails(status: .serviceUnavailable, detail: "the service is stopping")
+            }
+            state.open[opened.id] = opened
+            state.recency.append(opened.id)
+            var evicted: [OpenDocument] = []
+            var index = 0
+            while state.open.count > configuration.maxOpenDocuments, index < state.recency.count {
+                let candidate = state.recency[index]
+                if candidate != opened.id, let document = state.open[candidate],
+                    !document.document.hasUnsavedChanges, document.document.conflict == nil
+                {
+                    state.open.removeValue(forKey: candidate)
+                    state.recency.remove(at: index)
+                    evicted.append(document)
+                } else {
+                    index += 1
+                }
+            }
+            metrics.openDocuments.record(state.open.count)
+            return evicted
+        }
+        for document in evicted { document.close() }
+        let id = opened.id
+        opened.watch(
+            onChange: { [weak self] change in
+                guard let self else { return }
+                _ = try? await self.lane(id).run { await self.fileChanged(opened, change) }
+            },
+            onMove: { [weak self] from, to in
+                guard let self else { return }
+                _ = try? await self.lane(id).run { await self.fileMoved(opened, from: from, to: to) }
+            })
+    }
+
+    /// Takes a document out of the cache and stops watching it.
+    func forget(_ id: DocumentID) {
+        let document = state.withLock { state -> OpenDocument? in
+            state.recency.removeAll { $0 == id }
+            let document = state.open.removeValue(forKey: id)
+            metrics.openDocuments.record(state.open.count)
+            return document
+        }
+        document?.close()
+    }
+
+    /// The open document `id`, marked most recently used; nil when it is not open.
+    private func touch(_ id: DocumentID) -> OpenDocument? {
+        state.withLock { state in
+            guard let open = state.open[id] else { return nil }
+            if let index = state.recency.firstIndex(of: id) {
+                state.recency.remove(at: index)
+                state.recency.append(id)
+            }
+            return open
+        }
+    }
+
+    /// The state the store reports for an open document.
+    static func state(of document: Document) -> DocumentState {
+        if let conflict = document.conflict {
+            return conflict.type == .deletion ? .deleted : .conflict(.modification)
+        }
+        return document.hasUnsavedChanges ? .dirty : .clean
+    }
+
+    /// `record` brought up to date with the open document (tag, sizes, pages, title, state, paths).
+    static func updated(
+        _ record: DocumentRecord, from open: OpenDocument, files: [(path: String, size: Int, tag: EntityTag?)]
+    ) -> DocumentRecord {
+        var record = record
+        record.files = files.map(\.path)
+        record.etag = OpenDocument.tag(of: files)
+        record.size = files.reduce(0) { $0 + $1.size }
+        record.pageCount = open.document.pageCount
+        record.title = open.document.metadata.title
+        record.state = state(of: open.document)
+        record.updatedAt = Date()
+        return record
+    }
+
+    static func needsPassword(_ error: DocumentError) -> Bool {
+        if case .pdf(_, .encrypted) = error { return true }
+        return false
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+
+/// The JSON bodies of the document routes, as `openapi.yaml` describes them.
+public enum DocumentRepresentations {
+    /// `DocumentSummary`: one entry of `GET /documents`.
+    public struct Summary: Codable, Sendable, Equatable {
+        /// The document's id.
+        public var id: String
+        /// Its title, if the PDF has one.
+        public var title: String?
+        /// The number of pages.
+        public var pageCount: Int
+        /// Bytes of all files together.
+        public var size: Int
+        /// The entity tag in header form.
+        public var etag: String
+        /// `clean`, `dirty`, `conflict` or `deleted`.
+        public var state: String
+        /// When the entry last changed (RFC 3339).
+        public var updatedAt: String
+
+        /// The summary of a catalog record.
+        public init(_ record: DocumentRecord) {
+            id = record.id.rawValue
+            title = record.title
+            pageCount = record.pageCount
+            size = record.size
+            etag = record.etag.headerValue
+            state = record.state.name
+            updatedAt = timestamp(record.updatedAt)
+        }
+
+        enum CodingKeys: String, CodingKey { case id, title, pageCount, size, etag, state, updatedAt }
+
+        /// Encodes `title` as null when absent (the schema requires the member).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(title, forKey: .title)
+            try container.encode(pageCount, forKey: .pageCount)
+            try container.encode(size, forKey: .size)
+            try container.encode(etag, forKey: .etag)
+            try container.encode(state, forKey: .state)
+            try container.encode(updatedAt, forKey: .updatedAt)
+        }
+    }
+
+    /// `DocumentList`.
+    public struct List: Codable, Sendable, Equatable {
+        /// The documents, oldest first.
+        public var documents: [Summary]
+    }
+
+    /// `Page`.
+    public struct Page: Codable, Sendable, Equatable {
+        /// The page number, from 1.
+        public var number: Int
+        /// Width and height in points.
+        public var width, height: Double
+        /// The page label, if the PDF defines one.
+        public var label: String?
+
+        enum CodingKeys: String, CodingKey { case number, width, height, label }
+
+        /// Encodes `label` as null when absent.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(number, forKey: .number)
+            try container.encode(width, forKey: .width)
+            try container.encode(height, forKey: .height)
+            try container.encode(label, forKey: .label)
+        }
+    }
+
+    /// `DocumentFile`.
+    public struct File: Codable, Sendable, Equatable {
+        /// The absolute path (it follows moves).
+        public var path: String
+        /// Its size in bytes.
+        public var size: Int
+        /// The entity tag of its content, in header form.
+        public var etag: String
+    }
+
+    /// `Metadata`: every member present, null when absent.
+    public struct Metadata: Codable, Sendable, Equatable {
+        /// The Info-dictionary strings.
+        public var title, author, subject, keywords, creator, producer: String?
+        /// The dates (RFC 3339).
+        public var creationDate, modificationDate: String?
+
+        enum CodingKeys: String, CodingKey {
+            case title, author, subject, keywords, creator, producer, creationDate, modificationDate
+        }
+
+        /// Encodes every member, null when absent.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(title, forKey: .title)
+            try container.encode(author, forKey: .author)
+            try container.encode(subject, forKey: .subject)
+            try container.encode(keywords, forKey: .keywords)
+            try container.encode(creator, forKey: .creator)
+            try container.encode(producer, forKey: .producer)
+            try container.encode(creationDate, forKey: .creationDate)
+            try container.encode(modificationDate, forKey: .modificationDate)
+        }
+    }
+
+    /// `DocumentInfo`.
+    public struct Info: Codable, Sendable, Equatable {
+        /// The document's id.
+        public var id: String
+        /// The entity tag in header form.
+        public var etag: String
+        /// `upload` or `registered`.
+        public var origin: String
+        /// The number of pages.
+        public var pageCount: Int
+        /// Every page's number, size and label.
+        public var pages: [Page]
+        /// The first file's metadata (with unsaved edits).
+        public var metadata: Metadata
+        /// The files, in page order.
+        public var files: [File]
+        /// `clean`, `dirty`, `conflict` or `deleted`.
+        public var state: String
+        /// `deletion`, `modification` or null.
+        public var conflict: String?
+        /// Whether a file is encrypted.
+        public var encrypted: Bool
+        /// Bytes of all files together.
+        public var size: Int
+        /// When the document entered the store and last changed (RFC 3339).
+        public var createdAt, updatedAt: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, etag, origin, pageCount, pages, metadata, files, state, conflict, encrypted, size, createdAt,
+                updatedAt
+        }
+
+        /// Encodes `conflict` as null when absent.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(etag, forKey: .etag)
+            try container.encode(origin, forKey: .origin)
+            try container.encode(pageCount, forKey: .pageCount)
+            try container.encode(pages, forKey: .pages)
+            try container.encode(metadata, forKey: .metadata)
+            try container.encode(files, forKey: .files)
+            try container.encode(state, forKey: .state)
+            try container.encode(conflict, forKey: .conflict)
+            try container.encode(encrypted, forKey: .encrypted)
+            try container.encode(size, forKey: .size)
+            try container.encode(createdAt, forKey: .createdAt)
+            try container.encode(updatedAt, forKey: .updatedAt)
+        }
+    }
+
+    /// `ConflictReport`.
+    public struct ConflictReport: Codable, Sendable, Equatable {
+        /// The conflict itself.
+        public struct Conflict: Codable, Sendable, Equatable {
+            /// `deletion` or `modification`.
+            public var type: String
+            /// The file in conflict.
+            public var file: String
+        }
+
+        /// The document's id.
+        public var document: String
+        /// The document's state.
+        public var state: String
+        /// The conflict, or null.
+        public var conflict: Conflict?
+
+        enum CodingKeys: String, CodingKey { case document, state, conflict }
+
+        /// Encodes `conflict` as null when absent.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(document, forKey: .document)
+            try container.encode(state, forKey: .state)
+            try container.encode(conflict, forKey: .conflict)
+        }
+    }
+
+    /// `RegisterRequest`.
+    public struct RegisterRequest: Codable, Sendable {
+        /// Paths of PDFs under configured roots, in page order.
+        public var files: [String]
+    }
+
+    /// `AnnotationRequest`.
+    public struct AnnotationRequest: Codable, Sendable {
+        /// The rectangle, in points.
+        public struct Rect: Codable, Sendable {
+            /// Origin and size.
+            public var x, y, width, height: Double
+        }
+
+        /// `note` or `highlight`.
+        public var kind: String
+        /// The page number, from 1.
+        public var page: Int
+        /// Where it goes.
+        public var rect: Rect
+        /// Its text.
+        public var contents: String?
+    }
+
+    /// `ResolveRequest`.
+    public struct ResolveRequest: Codable, Sendable {
+        /// `reload`, `save` or `close`.
+        public var resolution: String
+    }
+}
+
+/// RFC 3339 in UTC with milliseconds, as the event log writes dates.
+func timestamp(_ date: Date) -> String {
+    date.formatted(StoreEvent.timestampFormat)
+}

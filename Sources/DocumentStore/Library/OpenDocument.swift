@@ -1,0 +1,101 @@
+import Crypto
+import Documents
+import FileCoordination
+import Foundation
+import Synchronization
+
+/// A document of the store that is open: its `Document`, its coordinated providers (one per file), what it
+/// knows of its files' tags, and the tasks that carry its files' changes to the store.
+final class OpenDocument: @unchecked Sendable {
+    let id: DocumentID
+    let document: Document
+    let providers: [CoordinatedFileDataProvider]
+    /// SHA-256 of the password that opened it (nil when it needed none): later requests must send the same.
+    let passwordDigest: Data?
+    private let tags = Mutex<[ObjectIdentifier: (fingerprint: ContentFingerprint, size: Int, tag: EntityTag)]>([:])
+    /// Notification observers are not `Sendable`: they sit behind a plain lock.
+    private let observerLock = NSLock()
+    nonisolated(unsafe) private var observers: [any NSObjectProtocol] = []
+    private let watcher = Mutex<Task<Void, Never>?>(nil)
+
+    init(id: DocumentID, document: Document, providers: [CoordinatedFileDataProvider], password: String?) {
+        self.id = id
+        self.document = document
+        self.providers = providers
+        passwordDigest = password.map { Self.digest($0) }
+    }
+
+    /// Whether `password` is the one that opened the document (always true for one that needed none).
+    func accepts(password: String?) -> Bool {
+        guard let passwordDigest else { return true }
+        guard let password else { return false }
+        return Self.digest(password) == passwordDigest
+    }
+
+    /// The files as last measured by ``measureFiles()``: path, size and tag (nil for a file that could not be
+    /// read).
+    var files: [(path: String, size: Int, tag: EntityTag?)] {
+        let measured = tags.withLock { $0 }
+        return providers.map { provider in
+            let entry = measured[ObjectIdentifier(provider)]
+            return (provider.fileURL.path, entry?.size ?? 0, entry?.tag)
+        }
+    }
+
+    /// Measures the files again from the bytes the document last read or wrote (SHA-256 only of bytes not
+    /// measured before) and returns them.
+    @discardableResult
+    func measureFiles() -> [(path: String, size: Int, tag: EntityTag?)] {
+        for provider in providers {
+            let key = ObjectIdentifier(provider)
+            guard let bytes = provider.lastReadContents else {
+                tags.withLock { $0[key] = nil }
+                continue
+            }
+            let fingerprint = ContentFingerprint(of: bytes)
+            if tags.withLock({ $0[key]?.fingerprint }) == fingerprint { continue }
+            let tag = EntityTag(content: bytes)
+            tags.withLock { $0[key] = (fingerprint, bytes.count, tag) }
+        }
+        return files
+    }
+
+    /// The document's tag: its one file's tag, or the combination of its files' tags (a missing file counts
+    /// as the tag of no bytes).
+    static func tag(of files: [(path: String, size: Int, tag: EntityTag?)]) -> EntityTag {
+        let tags = files.map { $0.tag ?? EntityTag(content: Data()) }
+        return tags.count == 1 ? tags[0] : EntityTag(combining: tags)
+    }
+
+    /// Starts carrying the document's changes and its files' moves to `onChange` and `onMove`.
+    func watch(
+        onChange: @escaping @Sendable (UnderlyingFileChange) async -> Void,
+        onMove: @escaping @Sendable (_ from: URL, _ to: URL) async -> Void
+    ) {
+        let changes = document.underlyingFileChanges
+        watcher.withLock { $0 = Task { for await change in changes { await onChange(change) } } }
+        let tokens = providers.map { provider in
+            NotificationCenter.default.addObserver(
+                forName: .dataProviderFileURLDidChange, object: provider, queue: nil
+            ) { notification in
+                guard let from = notification.userInfo?["oldURL"] as? URL,
+                    let to = notification.userInfo?["newURL"] as? URL
+                else { return }
+                Task { await onMove(from, to) }
+            }
+        }
+        observerLock.withLock { observers = tokens }
+        FilePresenterCoordinator.shared.observe(document.filePresenters)
+    }
+
+    /// Stops watching: presenters unobserved, tasks and observers ended.
+    func close() {
+        FilePresenterCoordinator.shared.unobserve(document.filePresenters)
+        watcher.withLock { $0?.cancel() }
+        for token in observerLock.withLock({ observers }) { NotificationCenter.default.removeObserver(token) }
+    }
+
+    private static func digest(_ password: String) -> Data {
+        Data(SHA256.hash(data: Data(password.utf8)))
+    }
+}

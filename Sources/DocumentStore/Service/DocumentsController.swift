@@ -1,0 +1,258 @@
+import Documents
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The `/documents` routes of `openapi.yaml`, over a ``DocumentLibrary``.
+public struct DocumentsController: RouteController {
+    private let library: DocumentLibrary
+    private let maxUploadBytes: Int
+
+    /// Makes the controller.
+    public init(library: DocumentLibrary, maxUploadBytes: Int) {
+        self.library = library
+        self.maxUploadBytes = maxUploadBytes
+    }
+
+    /// `/documents`.
+    public var mountPath: RouterPath { "/documents" }
+
+    /// Every document route.
+    public var routes: RouteCollection<StoreRequestContext> {
+        let routes = RouteCollection(context: StoreRequestContext.self)
+        routes.get { _, _ in try await list() }
+        routes.post { request, context in try await create(request, context) }
+        routes.get(":id") { request, context in
+            let id = try Self.documentID(context)
+            let (info, tag) = try await library.info(id, password: Self.password(request))
+            return try Self.respond(json: info, tag: tag, request: request, conditional: true)
+        }
+        routes.delete(":id") { request, context in
+            let id = try Self.documentID(context)
+            try await library.delete(id, preconditions: RequestPreconditions(headers: request.headers))
+            return Response(status: .noContent)
+        }
+        routes.get(":id/content") { request, context in try await content(request, context) }
+        routes.put(":id/content") { request, context in
+            let id = try Self.documentID(context)
+            try Self.requireMediaType(request, ["application/pdf"])
+            let preconditions = try RequestPreconditions(headers: request.headers)
+            let bytes = try await Self.body(request, limit: maxUploadBytes)
+            let (info, tag) = try await library.replaceContent(
+                id, with: bytes, preconditions: preconditions, password: Self.password(request))
+            return try Self.respond(json: info, tag: tag, request: request)
+        }
+        routes.get(":id/pages/:n/text") { request, context in
+            let id = try Self.documentID(context)
+            let (text, tag) = try await library.pageText(
+                id, page: try Self.pageNumber(context), password: Self.password(request))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .eTag: tag.headerValue],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        }
+        routes.get(":id/pages/:n/image") { request, context in
+            let id = try Self.documentID(context)
+            let dpiText = request.uri.queryParameters.get("dpi") ?? "144"
+            guard let dpi = Int(dpiText) else {
+                throw ProblemDetails.invalidParameter(
+                    "dpi", "dpi must be a whole number, not \"\(dpiText.prefix(40))\"")
+            }
+            let (png, tag) = try await library.pageImage(
+                id, page: try Self.pageNumber(context), dpi: dpi, password: Self.password(request))
+            return Response(
+                status: .ok, headers: [.contentType: "image/png", .eTag: tag.headerValue],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: png)))
+        }
+        routes.patch(":id/metadata") { request, context in
+            let id = try Self.documentID(context)
+            try Self.requireMediaType(request, ["application/merge-patch+json", "application/json"])
+            let preconditions = try RequestPreconditions(headers: request.headers)
+            let patch = try MetadataPatchParser.parse(try await Self.body(request, limit: context.maxUploadSize))
+            let (info, tag) = try await library.updateMetadata(
+                id, patch, preconditions: preconditions, password: Self.password(request))
+            return try Self.respond(json: info, tag: tag, request: request)
+        }
+        routes.post(":id/annotations") { request, context in
+            let id = try Self.documentID(context)
+            try Self.requireMediaType(request, ["application/json"])
+            let preconditions = try RequestPreconditions(headers: request.headers)
+            let annotation = try Self.decode(
+                DocumentRepresentations.AnnotationRequest.self,
+                try await Self.body(request, limit: context.maxUploadSize))
+            let (info, tag) = try await library.addAnnotation(
+                id, annotation, preconditions: preconditions, password: Self.password(request))
+            return try Self.respond(json: info, tag: tag, request: request)
+        }
+        routes.post(":id/save") { request, context in
+            let id = try Self.documentID(context)
+            let (info, tag) = try await library.save(id, preconditions: RequestPreconditions(headers: request.headers))
+            return try Self.respond(json: info, tag: tag, request: request)
+        }
+        routes.get(":id/conflict") { request, context in
+            let report = try await library.conflictReport(try Self.documentID(context))
+            return try Self.respond(json: report, tag: nil, request: request)
+        }
+        routes.post(":id/conflict/resolve") { request, context in
+            let id = try Self.documentID(context)
+            try Self.requireMediaType(request, ["application/json"])
+            let body = try Self.decode(
+                DocumentRepresentations.ResolveRequest.self, try await Self.body(request, limit: context.maxUploadSize))
+            guard let resolution = FileConflictResolution(rawValue: body.resolution) else {
+                throw ProblemDetails.invalidParameter(
+                    "resolution", "resolution must be \"reload\", \"save\" or \"close\"")
+            }
+            guard let (info, tag) = try await library.resolve(id, with: resolution) else {
+                return Response(status: .noContent)
+            }
+            return try Self.respond(json: info, tag: tag, request: request)
+        }
+        return routes
+    }
+
+    // MARK: routes with more to do
+
+    private func list() async throws -> Response {
+        let list = DocumentRepresentations.List(
+            documents: try await library.list().map(DocumentRepresentations.Summary.init))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try Self.encoder.encode(list))))
+    }
+
+    private func create(_ request: Request, _ context: StoreRequestContext) async throws -> Response {
+        let mediaType = Self.mediaType(request)
+        let password = Self.password(request)
+        let created: (DocumentRepresentations.Info, EntityTag)
+        switch mediaType {
+        case "application/pdf":
+            created = try await library.upload(try await Self.body(request, limit: maxUploadBytes), password: password)
+        case "application/json":
+            let register = try Self.decode(
+                DocumentRepresentations.RegisterRequest.self, try await Self.body(request, limit: context.maxUploadSize)
+            )
+            created = try await library.register(register.files, password: password)
+        default:
+            throw ProblemDetails.unsupportedMediaType(mediaType, expected: ["application/pdf", "application/json"])
+        }
+        var response = try Self.respond(json: created.0, tag: created.1, request: request)
+        response.status = .created
+        response.headers[.location] = "/documents/\(created.0.id)"
+        return response
+    }
+
+    private func content(_ request: Request, _ context: StoreRequestContext) async throws -> Response {
+        let id = try Self.documentID(context)
+        let (bytes, tag) = try await library.content(id)
+        let preconditions = try RequestPreconditions(headers: request.headers)
+        switch preconditions.evaluate(current: tag, method: request.method) {
+        case .notModified: return Response(status: .notModified, headers: [.eTag: tag.headerValue])
+        case .preconditionFailed:
+            throw ProblemDetails.preconditionFailed(current: tag, detail: "the document's tag is \(tag.headerValue)")
+        case .proceed: break
+        }
+        var headers: HTTPFields = [.contentType: "application/pdf", .eTag: tag.headerValue, .acceptRanges: "bytes"]
+        switch ByteRange.select(rangeHeader: request.headers[.range], completeLength: bytes.count) {
+        case .whole:
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        case .partial(let range):
+            headers[.contentRange] = range.contentRange(completeLength: bytes.count)
+            let slice = bytes[(bytes.startIndex + range.first)...(bytes.startIndex + range.last)]
+            return Response(
+                status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: slice)))
+        case .unsatisfiable:
+            throw ProblemDetails.rangeNotSatisfiable(completeLength: bytes.count)
+        }
+    }
+
+    // MARK: helpers
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// A JSON response with the document's tag; with `conditional`, `If-None-Match` may answer 304.
+    static func respond(json value: some Encodable, tag: EntityTag?, request: Request, conditional: Bool = false)
+        throws -> Response
+    {
+        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-cache"]
+        if let tag {
+            headers[.eTag] = tag.headerValue
+            if conditional,
+                case .notModified = try RequestPreconditions(headers: request.headers).evaluate(
+                    current: tag, method: request.method)
+            {
+                return Response(status: .notModified, headers: [.eTag: tag.headerValue])
+            }
+        }
+        return Response(
+            status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
+    static func documentID(_ context: StoreRequestContext) throws -> DocumentID {
+        let text = context.parameters.get("id") ?? ""
+        guard let id = DocumentID(rawValue: text) else { throw ProblemDetails.invalidID(text) }
+        return id
+    }
+
+    static func pageNumber(_ context: StoreRequestContext) throws -> Int {
+        let text = context.parameters.get("n") ?? ""
+        guard let number = Int(text), number >= 1 else {
+            throw ProblemDetails.invalidParameter(
+                "n", "the page number must be a whole number from 1, not \"\(text.prefix(40))\"")
+        }
+        return number
+    }
+
+    static func password(_ request: Request) -> String? {
+        request.headers[HTTPField.Name("X-Document-Password")!]
+    }
+
+    /// The body's media type without parameters, lowercased.
+    static func mediaType(_ request: Request) -> String? {
+        request.headers[.contentType].map {
+            $0.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        }
+    }
+
+    static func requireMediaType(_ request: Request, _ accepted: [String]) throws {
+        let mediaType = mediaType(request)
+        guard let mediaType, accepted.contains(mediaType) else {
+            throw ProblemDetails.unsupportedMediaType(mediaType, expected: accepted)
+        }
+    }
+
+    /// The whole body, at most `limit` bytes (413 above).
+    static func body(_ request: Request, limit: Int) async throws -> Data {
+        var request = request
+        do {
+            let buffer = try await request.collectBody(upTo: limit)
+            return Data(buffer: buffer)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw ProblemDetails.contentTooLarge(limit: limit)
+        }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw ProblemDetails.badRequest(
+                "the JSON body is not a valid \(String(describing: type).split(separator: ".").last ?? ""): "
+                    + Self.reason(error)
+            )
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): return "member \"\(key.stringValue)\" is missing"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "member \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
+        case DecodingError.dataCorrupted: return "it is not JSON"
+        default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+
+/// `GET /events`: the change feed as Server-Sent Events. A client that sends `Last-Event-ID` first gets every
+/// later event from the persisted log, then live events (none lost or repeated between the two); a comment
+/// line keeps an idle connection alive; a graceful shutdown ends the stream (the client resumes elsewhere, or
+/// later, with `Last-Event-ID`).
+public struct EventsController: RouteController {
+    private let library: DocumentLibrary
+
+    /// Makes the controller.
+    public init(library: DocumentLibrary) {
+        self.library = library
+    }
+
+    /// `/events`.
+    public var mountPath: RouterPath { "/events" }
+
+    /// The one route.
+    public var routes: RouteCollection<StoreRequestContext> {
+        let routes = RouteCollection(context: StoreRequestContext.self)
+        routes.get { [library] request, _ in
+            let lastSeen = try StoreEvent.lastEventID(in: request.headers)
+            // Subscribe before reading the log: an event recorded in between is in both, and sent once.
+            let live = library.events.subscribe()
+            let catalog = library.catalog
+            let body = ResponseBody { writer in
+                // Without Last-Event-ID: no replay, and every live event (all are newer than the subscription).
+                var sent = lastSeen ?? 0
+                if lastSeen != nil {
+                    while true {
+                        let missed = try await catalog.events(after: sent, limit: 500)
+                        for event in missed {
+                            try await writer.write(ByteBuffer(string: event.serverSentEvent.encoded))
+                            sent = event.id ?? sent
+                        }
+                        if missed.count < 500 { break }
+                    }
+                }
+                try await writer.write(ByteBuffer(string: ServerSentEvent.comment("connected")))
+                // An endless stream would hold a graceful shutdown forever: end it when the server stops.
+                for await item in live.cancelOnGracefulShutdown() {
+                    switch item {
+                    case .event(let event):
+                        guard let id = event.id, id > sent else { continue }
+                        try await writer.write(ByteBuffer(string: event.serverSentEvent.encoded))
+                        sent = id
+                    case .keepAlive:
+                        try await writer.write(ByteBuffer(string: ServerSentEvent.comment()))
+                    }
+                }
+                try await writer.finish(nil)
+            }
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: ServerSentEvent.mediaType, .cacheControl: "no-store",
+                    HTTPField.Name("X-Accel-Buffering")!: "no",
+                ],
+                body: body)
+        }
+        return routes
+    }
+}

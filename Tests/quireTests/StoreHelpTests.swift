@@ -1,0 +1,131 @@
+import Testing
+
+/// The --help of each service command (run by `quire-store`), pinned like `inspect --help` in HelpTests.
+@Suite("quire service commands --help")
+struct StoreHelpTests {
+    @Test("each service command's --help is pinned", arguments: Array(pinned.keys).sorted())
+    func help(_ command: String) throws {
+        let result = try QuireProcess.run([command, "--help"])
+        #expect(result.status == 0)
+        #expect(result.output == Self.pinned[command])
+    }
+
+    @Test("quire --help lists the service commands")
+    func rootHelp() throws {
+        let result = try QuireProcess.run(["--help"])
+        #expect(result.status == 0)
+        for command in Self.pinned.keys.sorted() { #expect(result.output.contains("\n  \(command) ")) }
+    }
+    static let pinned: [String: String] = [
+        "serve": """
+        OVERVIEW: Run the document-store HTTP service until SIGINT or SIGTERM.
+
+        Flags beat QUIRE_* environment variables (QUIRE_HOST, QUIRE_PORT, QUIRE_STORE, QUIRE_ROOTS
+        colon-separated, QUIRE_TOKEN, QUIRE_COORDINATION_SCOPE, QUIRE_MAX_UPLOAD_BYTES,
+        QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI), which beat the --config file, which beats the built-in
+        defaults (config/quire.json; config/README.md lists every key). Prints "quire serve: listening on
+        http://HOST:PORT" on standard output once it accepts connections (with the port chosen when --port
+        is 0); the log goes to standard error. SIGINT or SIGTERM stops it gracefully.
+
+        Exit codes: 0 stopped by SIGINT or SIGTERM; 64 bad usage; 69 the address cannot be bound; 70
+        internal failure; 73 the store directory or its catalog cannot be opened; 78 invalid configuration
+        (one line naming the key, the value and its source).
+
+        USAGE: quire serve [--config <file>] [--host <host>] [--port <port>] [--store <dir>] [--root <dir> ...] [--token <token>] [--coordination-scope <user|process>] [--max-upload-bytes <n>] [--max-open-documents <n>] [--max-dpi <n>]
+
+        OPTIONS:
+          --config <file>         A JSON configuration file (keys in config/README.md).
+          --host <host>           The address to bind (default: 127.0.0.1, loopback only).
+          --port <port>           The TCP port; 0 picks a free one (default: 8080).
+          --store <dir>           The store directory: uploads and the catalog (default: ./.quire-data).
+          --root <dir>            A directory whose files may be registered by path; repeat for more.
+          --token <token>         The bearer token every change must carry (default: none).
+          --coordination-scope <user|process>
+                                  Coordinate with every process of the user, or only within the service.
+          --max-upload-bytes <n>  The largest PDF an upload may send, in bytes (default: 104857600).
+          --max-open-documents <n>
+                                  How many documents stay open at once (default: 64).
+          --max-dpi <n>           The largest resolution a page is rendered at (default: 600, at most 1200).
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """,
+        "status": """
+        OVERVIEW: List the documents of a running service with their state, and why they are not clean.
+
+        One line per document: id, state (clean, dirty, conflict or deleted), why (unsaved edits; for a
+        conflict its type, modification or deletion, and the file), pages, size and title. With --json, one
+        JSON document: {"server", "documents": [{"id", "state", "conflict", "why", "title", "pageCount",
+        "size", "etag", "updatedAt"}]}.
+
+        Exit codes: 0 success; 64 bad usage; 69 no service at the URL (or it failed); 76 the answer is not
+        the service's; 77 the token is missing or wrong.
+
+        USAGE: quire status [--server <url>] [--token <token>] [--json]
+
+        OPTIONS:
+          --server <url>          The service's URL (default: $QUIRE_SERVER, else http://127.0.0.1:8080).
+          --token <token>         The bearer token the service asks of changes (default: $QUIRE_TOKEN).
+          --json                  Print JSON instead of text.
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """,
+        "resolve": """
+        OVERVIEW: Resolve a document's conflict in a running service.
+
+        Prints the document's new state and entity tag (nothing is left of it after --close). With --json,
+        one JSON document: {"id", "resolution", "state", "etag"} (state and etag null after --close).
+
+        Exit codes: 0 resolved; 64 bad usage (not exactly one of --reload, --save, --close; an invalid id);
+        65 the document is not in conflict, or the service refused the resolution; 66 no such document; 69
+        no service at the URL (or it failed); 76 the answer is not the service's; 77 the token is missing
+        or wrong.
+
+        USAGE: quire resolve <id> --reload|--save|--close [--server <url>] [--token <token>] [--json]
+
+        ARGUMENTS:
+          <id>                    The document's id (quire status lists them).
+
+        OPTIONS:
+          --reload                Drop the document's edits and read its files again.
+          --save                  Write the document's edits over its files (restoring a deleted file).
+          --close                 Drop the document from the store (an uploaded file is not restored).
+          --server <url>          The service's URL (default: $QUIRE_SERVER, else http://127.0.0.1:8080).
+          --token <token>         The bearer token the service asks of changes (default: $QUIRE_TOKEN).
+          --json                  Print JSON instead of text.
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """,
+        "events": """
+        OVERVIEW: Follow the change feed of a running service, one line per event.
+
+        Prints "following events at URL" on standard error once connected, then one line per event on
+        standard output: id, time, type (created, changed, moved, deleted, conflict, resolved, saved),
+        document and details; with --json, the event's JSON object, one per line. A dropped connection is
+        resumed after the last event received (Last-Event-ID), so none is lost; the command gives up after
+        10 attempts in a row fail. Runs until SIGINT or SIGTERM, or until --count events.
+
+        Exit codes: 0 success (stopped by a signal or --count); 64 bad usage; 69 no service at the URL, or
+        it went away for good; 76 the answer is not the service's; 77 the token is missing or wrong.
+
+        USAGE: quire events [--since <id>] [--count <n>] [--server <url>] [--token <token>] [--json]
+
+        OPTIONS:
+          --since <id>            Replay the events after this id from the service's log first (sent as
+                                  Last-Event-ID).
+          --count <n>             Exit after this many events.
+          --server <url>          The service's URL (default: $QUIRE_SERVER, else http://127.0.0.1:8080).
+          --token <token>         The bearer token the service asks of changes (default: $QUIRE_TOKEN).
+          --json                  Print JSON instead of text.
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """,
+    ]
+}
