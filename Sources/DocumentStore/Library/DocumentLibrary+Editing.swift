@@ -60,7 +60,7 @@ extension DocumentLibrary {
             if record.origin == .upload, let path = record.files.first {
                 try await blocking {
                     do {
-                        try CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: path)).deleteData()
+                        try self.providers(for: [path])[0].deleteData()
                     } catch let error as DataProviderError where error.isFileMissing {}
                 }
             }

@@ -60,7 +60,7 @@ extension DocumentLibrary {
         guard let path = record.files.first else { throw ProblemDetails.documentNotFound(id) }
         let bytes = try await blocking { () throws -> Data in
             do {
-                return try CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: path)).data()
+                return try self.providers(for: [path])[0].data()
             } catch {
                 throw ProblemDetails.unusableFile(path, "\(error)")
             }
