@@ -216,6 +216,7 @@ extension DocumentLibrary {
                 throw ProblemDetails.documentInConflict(id, "resolve its conflict before editing it")
             }
             let document = open.document
+            open.invalidateInfo()
             try await blocking { try body(document) }
             var updated = record
             updated.state = Self.state(of: document)

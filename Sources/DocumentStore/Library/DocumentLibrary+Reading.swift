@@ -12,7 +12,10 @@ extension DocumentLibrary {
     /// A document's info (pages, metadata with unsaved edits, files, state, conflict) and its tag.
     /// - Throws: 404, 401 (password), or a `CatalogError`.
     public func info(_ id: DocumentID, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
-        try await lane(id).run {
+        if let open = state.withLock({ $0.open[id] }), open.accepts(password: password), let cached = open.cachedInfo {
+            return cached
+        }
+        return try await lane(id).run {
             let open = try await openDocument(id, password: password)
             return try await info(of: open)
         }
@@ -20,6 +23,7 @@ extension DocumentLibrary {
 
     /// The info of an open document, from the catalog record and the document. Call inside its lane.
     func info(of open: OpenDocument) async throws -> (DocumentRepresentations.Info, EntityTag) {
+        if let cached = open.cachedInfo { return cached }
         let record = try await record(open.id)
         let document = open.document
         let pages = try await blocking { () -> [DocumentRepresentations.Page] in
@@ -45,6 +49,7 @@ extension DocumentLibrary {
             },
             state: record.state.name, conflict: conflict, encrypted: document.isEncrypted, size: record.size,
             createdAt: timestamp(record.createdAt), updatedAt: timestamp(record.updatedAt))
+        open.cacheInfo((info, record.etag))
         return (info, record.etag)
     }
 
@@ -53,6 +58,7 @@ extension DocumentLibrary {
     /// - Throws: 404, or 422 when the file cannot be read.
     public func content(_ id: DocumentID) async throws -> (Data, EntityTag) {
         if let open = state.withLock({ $0.open[id] }), let bytes = open.providers.first?.lastReadContents {
+            if let (_, tag) = open.cachedInfo { return (bytes, tag) }
             let record = try await record(id)
             return (bytes, record.etag)
         }

@@ -17,6 +17,8 @@ final class OpenDocument: @unchecked Sendable {
     private let observerLock = NSLock()
     nonisolated(unsafe) private var observers: [any NSObjectProtocol] = []
     private let watcher = Mutex<Task<Void, Never>?>(nil)
+    /// The info last answered, until the document or its record changes (``invalidateInfo()``).
+    private let info = Mutex<(DocumentRepresentations.Info, EntityTag)?>(nil)
 
     init(id: DocumentID, document: Document, providers: [CoordinatedFileDataProvider], password: String?) {
         self.id = id
@@ -24,6 +26,15 @@ final class OpenDocument: @unchecked Sendable {
         self.providers = providers
         passwordDigest = password.map { Self.digest($0) }
     }
+
+    /// The info last answered, if nothing changed since.
+    var cachedInfo: (DocumentRepresentations.Info, EntityTag)? { info.withLock { $0 } }
+
+    /// Keeps `value` as the current info.
+    func cacheInfo(_ value: (DocumentRepresentations.Info, EntityTag)) { info.withLock { $0 = value } }
+
+    /// Forgets the cached info: the document or its record changed.
+    func invalidateInfo() { info.withLock { $0 = nil } }
 
     /// Whether `password` is the one that opened the document (always true for one that needed none).
     func accepts(password: String?) -> Bool {
