@@ -1,5 +1,6 @@
 import Documents
 import Foundation
+import NIOCore
 import Poppler
 
 extension DocumentLibrary {
@@ -7,6 +8,21 @@ extension DocumentLibrary {
     /// - Throws: a `CatalogError`.
     public func list() async throws -> [DocumentRecord] {
         try await catalog.documents()
+    }
+
+    /// A document's info as JSON (built once per version of the document) and its tag.
+    /// - Throws: as ``info(_:password:)``.
+    public func infoJSON(_ id: DocumentID, password: String?) async throws -> (ByteBuffer, EntityTag) {
+        if let open = state.withLock({ $0.open[id] }), open.accepts(password: password),
+            let answers = open.cachedAnswers
+        {
+            return (answers.json, answers.tag)
+        }
+        let (info, tag) = try await info(id, password: password)
+        if let answers = state.withLock({ $0.open[id] })?.cachedAnswers, answers.tag == tag, answers.info == info {
+            return (answers.json, answers.tag)
+        }
+        return (ByteBuffer(bytes: try DocumentsController.encoder.encode(info)), tag)
     }
 
     /// A document's info (pages, metadata with unsaved edits, files, state, conflict) and its tag.
@@ -49,18 +65,18 @@ extension DocumentLibrary {
             },
             state: record.state.name, conflict: conflict, encrypted: document.isEncrypted, size: record.size,
             createdAt: timestamp(record.createdAt), updatedAt: timestamp(record.updatedAt))
-        open.cacheInfo((info, record.etag))
+        open.cacheInfo(info, tag: record.etag, json: ByteBuffer(bytes: try DocumentsController.encoder.encode(info)))
         return (info, record.etag)
     }
 
     /// The bytes of the document's (first) file as last read, and the document's tag. An open document answers
     /// from memory; another is read inside a coordinated read.
     /// - Throws: 404, or 422 when the file cannot be read.
-    public func content(_ id: DocumentID) async throws -> (Data, EntityTag) {
-        if let open = state.withLock({ $0.open[id] }), let bytes = open.providers.first?.lastReadContents {
-            if let (_, tag) = open.cachedInfo { return (bytes, tag) }
+    public func content(_ id: DocumentID) async throws -> (ByteBuffer, EntityTag) {
+        if let open = state.withLock({ $0.open[id] }), let buffer = open.contentBuffer() {
+            if let tag = open.cachedAnswers?.tag { return (buffer, tag) }
             let record = try await record(id)
-            return (bytes, record.etag)
+            return (buffer, record.etag)
         }
         let record = try await record(id)
         guard let path = record.files.first else { throw ProblemDetails.documentNotFound(id) }
@@ -71,7 +87,7 @@ extension DocumentLibrary {
                 throw ProblemDetails.unusableFile(path, "\(error)")
             }
         }
-        return (bytes, record.etag)
+        return (ByteBuffer(bytes: bytes), record.etag)
     }
 
     /// The text of page `number` (from 1), and the document's tag.
