@@ -6,7 +6,7 @@ SWIFT ?= swift
 APT_PACKAGES := pkg-config libpoppler-glib-dev libcairo2-dev libpng-dev libglib2.0-dev libsqlite3-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: all deps build run test release clean fixtures bench compare compare-coordination
+.PHONY: all deps build run test release clean fixtures bench compare compare-coordination compare-store
 
 all: build
 
@@ -54,6 +54,10 @@ compare: deps
 # quire exec --write F -- true against flock F true, with hyperfine (release build; target: at most 4x).
 compare-coordination: deps
 	Benchmarks/compare-coordination.sh
+
+# The store service against a pdfinfo loop and nginx (wrk), and change → SSE latency (release build).
+compare-store: deps
+	Benchmarks/compare-store.sh
 
 clean:
 	rm -rf .build

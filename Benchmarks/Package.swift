@@ -11,6 +11,8 @@ let package = Package(
         .package(name: "Quire", path: ".."),
         // MallocInterposer replaces the jemalloc backend of older releases: no libjemalloc-dev is needed.
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .executableTarget(
@@ -42,6 +44,16 @@ let package = Package(
             name: "CrossProcessLatency",
             dependencies: [.product(name: "FileCoordination", package: "Quire")],
             path: "CrossProcessLatency"
+        ),
+        // The service for the side-by-side HTTP comparisons of issue 7 (compare-store.sh).
+        .executableTarget(
+            name: "StoreServer",
+            dependencies: [
+                .product(name: "DocumentStore", package: "Quire"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "StoreServer"
         ),
         // The figures of issue 6: opening a Document against Poppler alone; write → notification latency.
         .executableTarget(

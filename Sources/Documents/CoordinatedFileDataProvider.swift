@@ -27,6 +27,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         var fingerprint: ContentFingerprint?
         var fileCopy: Data?
         var timeout: Duration?
+        var waitObserver: (@Sendable (Duration) -> Void)?
     }
 
     private let state = Mutex(State())
@@ -61,6 +62,13 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     open var coordinationTimeout: Duration? {
         get { state.withLock { $0.timeout } }
         set { state.withLock { $0.timeout = newValue } }
+    }
+
+    /// Called with how long each coordinated read or write of the provider waited before its accessor ran
+    /// (for metrics); nil by default.
+    open var coordinationWaitObserver: (@Sendable (Duration) -> Void)? {
+        get { state.withLock { $0.waitObserver } }
+        set { state.withLock { $0.waitObserver = newValue } }
     }
 
     /// True when the provider holds a copy of the bytes it last read or wrote and the file's directory is
@@ -226,10 +234,20 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     }
 
     func coordinatedRead<T>(_ body: (URL) throws -> T) throws -> T {
-        try coordinator().coordinate(readingItemAt: fileURL, options: [], byAccessor: body)
+        let started = ContinuousClock.now
+        let observer = coordinationWaitObserver
+        return try coordinator().coordinate(readingItemAt: fileURL, options: []) { url in
+            observer?(ContinuousClock.now - started)
+            return try body(url)
+        }
     }
 
     func coordinatedWrite<T>(options: FileCoordinator.WritingOptions, _ body: (URL) throws -> T) throws -> T {
-        try coordinator().coordinate(writingItemAt: fileURL, options: options, byAccessor: body)
+        let started = ContinuousClock.now
+        let observer = coordinationWaitObserver
+        return try coordinator().coordinate(writingItemAt: fileURL, options: options) { url in
+            observer?(ContinuousClock.now - started)
+            return try body(url)
+        }
     }
 }

@@ -8,6 +8,7 @@ extension DocumentLibrary {
         _ type: StoreEvent.EventType, _ record: DocumentRecord, extra: [String: String] = [:], update: Bool = true
     ) async -> StoreEvent? {
         let event = StoreEvent(type: type, documentID: record.id, etag: record.etag, extra: extra)
+        invalidateInfo(record.id)
         do {
             let recorded = update ? try await catalog.update(record, recording: event) : try await catalog.append(event)
             if let recorded {
@@ -45,6 +46,7 @@ extension DocumentLibrary {
         } else if updated.state != record.state || updated.pageCount != record.pageCount
             || updated.title != record.title || updated.files != record.files
         {
+            open.invalidateInfo()
             _ = try? await catalog.update(updated)
         }
     }
@@ -78,6 +80,11 @@ extension DocumentLibrary {
         updated.updatedAt = Date()
         guard updated.files != record.files else { return }
         await self.record(.moved, updated, extra: ["from": from.path, "to": to.path])
+    }
+
+    /// Forgets the cached info of an open document (its document or record is changing).
+    func invalidateInfo(_ id: DocumentID) {
+        state.withLock { $0.open[id] }?.invalidateInfo()
     }
 
     /// Sets the conflicts gauge from the open documents.

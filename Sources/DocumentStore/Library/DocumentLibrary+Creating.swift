@@ -14,7 +14,7 @@ extension DocumentLibrary {
         let id = DocumentID.random()
         let url = uploadDirectory.appendingPathComponent("\(id.rawValue).pdf")
         try await blocking {
-            let provider = CoordinatedFileDataProvider(fileURL: url)
+            let provider = self.providers(for: [url.path])[0]
             let sink = try provider.createDataSink(options: [])
             guard sink.writeData(bytes), sink.finish() else {
                 throw (sink as? FileDataSink)?.failure ?? DataProviderError.sinkFinished
@@ -41,7 +41,7 @@ extension DocumentLibrary {
             for path in resolved {
                 let bytes: Data
                 do {
-                    bytes = try CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: path)).data()
+                    bytes = try self.providers(for: [path])[0].data()
                 } catch {
                     throw ProblemDetails.unusableFile(path, "cannot be read: \(error)")
                 }
@@ -86,7 +86,7 @@ extension DocumentLibrary {
     private func openDocumentSilently(_ id: DocumentID, password: String?) async throws -> OpenDocument {
         let record = try await record(id)
         let opened = try await blocking { () throws -> OpenDocument in
-            let providers = record.files.map { CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: $0)) }
+            let providers = self.providers(for: record.files)
             let document = Document(dataProviders: providers)
             if let password, document.errors.contains(where: Self.needsPassword) {
                 document.unlock(withPassword: password)

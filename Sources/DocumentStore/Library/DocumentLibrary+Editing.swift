@@ -60,7 +60,7 @@ extension DocumentLibrary {
             if record.origin == .upload, let path = record.files.first {
                 try await blocking {
                     do {
-                        try CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: path)).deleteData()
+                        try self.providers(for: [path])[0].deleteData()
                     } catch let error as DataProviderError where error.isFileMissing {}
                 }
             }
@@ -216,6 +216,7 @@ extension DocumentLibrary {
                 throw ProblemDetails.documentInConflict(id, "resolve its conflict before editing it")
             }
             let document = open.document
+            open.invalidateInfo()
             try await blocking { try body(document) }
             var updated = record
             updated.state = Self.state(of: document)

@@ -1,5 +1,6 @@
 import Documents
 import Foundation
+import NIOCore
 import Poppler
 
 extension DocumentLibrary {
@@ -9,10 +10,28 @@ extension DocumentLibrary {
         try await catalog.documents()
     }
 
+    /// A document's info as JSON (built once per version of the document) and its tag.
+    /// - Throws: as ``info(_:password:)``.
+    public func infoJSON(_ id: DocumentID, password: String?) async throws -> (ByteBuffer, EntityTag) {
+        if let open = state.withLock({ $0.open[id] }), open.accepts(password: password),
+            let answers = open.cachedAnswers
+        {
+            return (answers.json, answers.tag)
+        }
+        let (info, tag) = try await info(id, password: password)
+        if let answers = state.withLock({ $0.open[id] })?.cachedAnswers, answers.tag == tag, answers.info == info {
+            return (answers.json, answers.tag)
+        }
+        return (ByteBuffer(bytes: try DocumentsController.encoder.encode(info)), tag)
+    }
+
     /// A document's info (pages, metadata with unsaved edits, files, state, conflict) and its tag.
     /// - Throws: 404, 401 (password), or a `CatalogError`.
     public func info(_ id: DocumentID, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
-        try await lane(id).run {
+        if let open = state.withLock({ $0.open[id] }), open.accepts(password: password), let cached = open.cachedInfo {
+            return cached
+        }
+        return try await lane(id).run {
             let open = try await openDocument(id, password: password)
             return try await info(of: open)
         }
@@ -20,6 +39,7 @@ extension DocumentLibrary {
 
     /// The info of an open document, from the catalog record and the document. Call inside its lane.
     func info(of open: OpenDocument) async throws -> (DocumentRepresentations.Info, EntityTag) {
+        if let cached = open.cachedInfo { return cached }
         let record = try await record(open.id)
         let document = open.document
         let pages = try await blocking { () -> [DocumentRepresentations.Page] in
@@ -45,27 +65,29 @@ extension DocumentLibrary {
             },
             state: record.state.name, conflict: conflict, encrypted: document.isEncrypted, size: record.size,
             createdAt: timestamp(record.createdAt), updatedAt: timestamp(record.updatedAt))
+        open.cacheInfo(info, tag: record.etag, json: ByteBuffer(bytes: try DocumentsController.encoder.encode(info)))
         return (info, record.etag)
     }
 
     /// The bytes of the document's (first) file as last read, and the document's tag. An open document answers
     /// from memory; another is read inside a coordinated read.
     /// - Throws: 404, or 422 when the file cannot be read.
-    public func content(_ id: DocumentID) async throws -> (Data, EntityTag) {
-        if let open = state.withLock({ $0.open[id] }), let bytes = open.providers.first?.lastReadContents {
+    public func content(_ id: DocumentID) async throws -> (ByteBuffer, EntityTag) {
+        if let open = state.withLock({ $0.open[id] }), let buffer = open.contentBuffer() {
+            if let tag = open.cachedAnswers?.tag { return (buffer, tag) }
             let record = try await record(id)
-            return (bytes, record.etag)
+            return (buffer, record.etag)
         }
         let record = try await record(id)
         guard let path = record.files.first else { throw ProblemDetails.documentNotFound(id) }
         let bytes = try await blocking { () throws -> Data in
             do {
-                return try CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: path)).data()
+                return try self.providers(for: [path])[0].data()
             } catch {
                 throw ProblemDetails.unusableFile(path, "\(error)")
             }
         }
-        return (bytes, record.etag)
+        return (ByteBuffer(bytes: bytes), record.etag)
     }
 
     /// The text of page `number` (from 1), and the document's tag.

@@ -115,7 +115,7 @@ public final class DocumentLibrary: Sendable {
         }
         let record = try await record(id)
         let opened = try await blocking { () throws -> OpenDocument in
-            let providers = record.files.map { CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: $0)) }
+            let providers = self.providers(for: record.files)
             let document = Document(dataProviders: providers)
             if document.errors.contains(where: Self.needsPassword) {
                 if let password,
@@ -132,6 +132,16 @@ public final class DocumentLibrary: Sendable {
         try adopt(opened)
         await reconcile(opened, with: record, files: files)
         return opened
+    }
+
+    /// Coordinated providers for `paths` whose coordination waits feed the metrics.
+    func providers(for paths: [String]) -> [CoordinatedFileDataProvider] {
+        let metrics = metrics
+        return paths.map { path in
+            let provider = CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: path))
+            provider.coordinationWaitObserver = { metrics.recordCoordinationWait($0) }
+            return provider
+        }
     }
 
     /// Makes an opened document current: watched, in the cache, and the cache kept within its bound.

@@ -2,6 +2,7 @@ import Crypto
 import Documents
 import FileCoordination
 import Foundation
+import NIOCore
 import Synchronization
 
 /// A document of the store that is open: its `Document`, its coordinated providers (one per file), what it
@@ -17,6 +18,17 @@ final class OpenDocument: @unchecked Sendable {
     private let observerLock = NSLock()
     nonisolated(unsafe) private var observers: [any NSObjectProtocol] = []
     private let watcher = Mutex<Task<Void, Never>?>(nil)
+    /// What the document last answered, until it or its record changes (``invalidateInfo()``).
+    private let answers = Mutex<Answers?>(nil)
+
+    /// The info, its JSON and the content as response bodies: built once, shared by every response (a
+    /// `ByteBuffer` is copied on write only).
+    struct Answers: Sendable {
+        var info: DocumentRepresentations.Info
+        var tag: EntityTag
+        var json: ByteBuffer
+        var content: ByteBuffer?
+    }
 
     init(id: DocumentID, document: Document, providers: [CoordinatedFileDataProvider], password: String?) {
         self.id = id
@@ -24,6 +36,29 @@ final class OpenDocument: @unchecked Sendable {
         self.providers = providers
         passwordDigest = password.map { Self.digest($0) }
     }
+
+    /// The answers built since the last change, if any.
+    var cachedAnswers: Answers? { answers.withLock { $0 } }
+
+    /// The info last answered, if nothing changed since.
+    var cachedInfo: (DocumentRepresentations.Info, EntityTag)? { answers.withLock { $0.map { ($0.info, $0.tag) } } }
+
+    /// Keeps the current info (and its JSON).
+    func cacheInfo(_ info: DocumentRepresentations.Info, tag: EntityTag, json: ByteBuffer) {
+        answers.withLock { $0 = Answers(info: info, tag: tag, json: json) }
+    }
+
+    /// The content as a response body (the bytes the document last read), built once per version.
+    func contentBuffer() -> ByteBuffer? {
+        if let content = answers.withLock({ $0?.content }) { return content }
+        guard let bytes = providers.first?.lastReadContents else { return nil }
+        let buffer = ByteBuffer(bytes: bytes)
+        answers.withLock { if $0 != nil { $0?.content = buffer } }
+        return buffer
+    }
+
+    /// Forgets the cached answers: the document or its record changed.
+    func invalidateInfo() { answers.withLock { $0 = nil } }
 
     /// Whether `password` is the one that opened the document (always true for one that needed none).
     func accepts(password: String?) -> Bool {

@@ -25,8 +25,16 @@ public struct DocumentsController: RouteController {
         routes.post { request, context in try await create(request, context) }
         routes.get(":id") { request, context in
             let id = try Self.documentID(context)
-            let (info, tag) = try await library.info(id, password: Self.password(request))
-            return try Self.respond(json: info, tag: tag, request: request, conditional: true)
+            let (json, tag) = try await library.infoJSON(id, password: Self.password(request))
+            if case .notModified = try RequestPreconditions(headers: request.headers).evaluate(
+                current: tag, method: request.method)
+            {
+                return Response(status: .notModified, headers: [.eTag: tag.headerValue])
+            }
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/json", .cacheControl: "no-cache", .eTag: tag.headerValue],
+                body: ResponseBody(byteBuffer: json))
         }
         routes.delete(":id") { request, context in
             let id = try Self.documentID(context)
@@ -152,16 +160,16 @@ public struct DocumentsController: RouteController {
         case .proceed: break
         }
         var headers: HTTPFields = [.contentType: "application/pdf", .eTag: tag.headerValue, .acceptRanges: "bytes"]
-        switch ByteRange.select(rangeHeader: request.headers[.range], completeLength: bytes.count) {
+        let length = bytes.readableBytes
+        switch ByteRange.select(rangeHeader: request.headers[.range], completeLength: length) {
         case .whole:
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: bytes))
         case .partial(let range):
-            headers[.contentRange] = range.contentRange(completeLength: bytes.count)
-            let slice = bytes[(bytes.startIndex + range.first)...(bytes.startIndex + range.last)]
-            return Response(
-                status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: slice)))
+            headers[.contentRange] = range.contentRange(completeLength: length)
+            let slice = bytes.getSlice(at: bytes.readerIndex + range.first, length: range.count) ?? ByteBuffer()
+            return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: slice))
         case .unsatisfiable:
-            throw ProblemDetails.rangeNotSatisfiable(completeLength: bytes.count)
+            throw ProblemDetails.rangeNotSatisfiable(completeLength: length)
         }
     }
 

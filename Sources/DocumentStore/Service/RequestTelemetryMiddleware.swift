@@ -2,8 +2,8 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// Observes every request: one log line (method, path, status, duration; the logger already carries
-/// `hb.request.id`), the request metrics, and the request id echoed in `X-Request-ID` so that a client can quote
+/// Observes every request: one log line (method, path, status, duration, the document id of document routes;
+/// the logger already carries `hb.request.id`), the request metrics, and the request id echoed in `X-Request-ID` so that a client can quote
 /// it. The duration runs until the response head is ready, not until a streamed body (an event stream) ends.
 ///
 /// It sits outside ``ProblemResponseMiddleware``, so errors reach it as problem responses with their status.
@@ -23,13 +23,14 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
         let route = context.endpointPath ?? "NotFound"
         response.headers[.requestID] = context.id
         metrics.recordRequest(route: route, method: request.method, status: response.status, duration: duration)
+        var metadata: Logger.Metadata = [
+            "http.route": .string(route),
+            "http.status": .stringConvertible(response.status.code),
+            "duration_ms": .string(Self.milliseconds(duration)),
+        ]
+        if let document = context.parameters.get("id") { metadata["document"] = .string(document) }
         context.logger.log(
-            level: level, "\(request.method) \(request.uri.path) \(response.status.code)",
-            metadata: [
-                "http.route": .string(route),
-                "http.status": .stringConvertible(response.status.code),
-                "duration_ms": .string(Self.milliseconds(duration)),
-            ])
+            level: level, "\(request.method) \(request.uri.path) \(response.status.code)", metadata: metadata)
         return response
     }
 
