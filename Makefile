@@ -23,14 +23,17 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# Two executables: quire, and quire-pdf (the PDF commands; it must be installed next to quire).
+# Three executables: quire, and its helpers quire-pdf (the PDF commands) and quire-store (serve, status, resolve,
+# events); both must be installed next to quire.
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product quire
 	$(SWIFT) build -c release --static-swift-stdlib --product quire-pdf
+	$(SWIFT) build -c release --static-swift-stdlib --product quire-store
 
-# The main job: until the document-store service exists, inspect a bundled fixture.
+# The main job: the document-store service on the embedded default (config/quire.json: 127.0.0.1:8080, store in
+# ./.quire-data), until Ctrl-C. `build` builds every product, so quire-store sits next to quire.
 run: build
-	$(SWIFT) run quire inspect Fixtures/metadata.pdf
+	$(SWIFT) run --skip-build quire serve
 
 # The tests get a private coordination directory: they never meet a `quire coordinator` the user may be running.
 test: deps
