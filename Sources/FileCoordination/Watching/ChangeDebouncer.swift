@@ -6,9 +6,11 @@
 /// When it closes, the token's changes come out merged by ``WatchedChange/Kind/merged(with:)``.
 ///
 /// **Suppression.** A change observed at `now` is dropped when its path (the token's path at that moment,
-/// compared as a string) has a coordinated write with `began <= now` that has not ended, or ended at `end`
-/// with `now <= end + grace`. `.overflow` is never dropped, and a write that begins does not cancel changes
-/// already waiting in a window.
+/// compared as a string) has a coordinated write with `began <= now` that has not ended, or — for a change of
+/// contents or metadata only — ended at `end` with `now <= end + grace`. The grace covers a writer's own
+/// events read late; a deletion or a move away after the write ended is somebody else's and is reported
+/// (an `rm` right after a save must not be lost). `.overflow` is never dropped, and a write that begins does
+/// not cancel changes already waiting in a window.
 struct ChangeDebouncer {
     /// The changes of one token waiting for their window to close.
     private struct Window {
@@ -46,17 +48,25 @@ struct ChangeDebouncer {
     /// The earliest instant at which a window closes.
     var nextDeadline: ContinuousClock.Instant? { windows.values.map(\.deadline).min() }
 
-    /// Whether a change to `path` observed at `now` is dropped (see the type's documentation).
-    func isSuppressed(_ path: String, at now: ContinuousClock.Instant) -> Bool {
-        writes.values.contains { write in
-            write.path == path && write.began <= now && (write.ended.map { now <= $0 + grace } ?? true)
+    /// Whether a change to `path` observed at `now` is dropped (see the type's documentation); `kind` nil asks
+    /// about a change of contents.
+    func isSuppressed(_ path: String, at now: ContinuousClock.Instant, kind: WatchedChange.Kind? = nil) -> Bool {
+        let withinGrace: Bool
+        switch kind {
+        case nil, .contentsChanged?, .metadataChanged?: withinGrace = true
+        case .deleted?, .movedAway?, .overflow?: withinGrace = false
+        }
+        return writes.values.contains { write in
+            guard write.path == path, write.began <= now else { return false }
+            guard let ended = write.ended else { return true }
+            return withinGrace && now <= ended + grace
         }
     }
 
     /// A change was observed at `now`; returns false if it was suppressed.
     @discardableResult
     mutating func changeObserved(_ change: WatchedChange, at now: ContinuousClock.Instant) -> Bool {
-        if change.kind != .overflow && isSuppressed(change.path, at: now) { return false }
+        if change.kind != .overflow && isSuppressed(change.path, at: now, kind: change.kind) { return false }
         guard var window = windows[change.token] else {
             sequence += 1
             windows[change.token] = Window(

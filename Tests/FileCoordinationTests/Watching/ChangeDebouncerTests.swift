@@ -79,6 +79,20 @@ struct ChangeDebouncerTests {
         #expect(!debouncer.isSuppressed("/d/f", at: at(70) + .nanoseconds(1)))
     }
 
+    @Test func aDeletionOrMoveAfterTheWriteEndedIsNotSuppressedByTheGrace() {
+        var debouncer = debouncer(grace: .milliseconds(20))
+        debouncer.writeBegan(id: 1, path: "/d/f", at: at(10))
+        #expect(debouncer.isSuppressed("/d/f", at: at(30), kind: .deleted))  // during the write: its own
+        debouncer.writeEnded(id: 1, at: at(50))
+        #expect(debouncer.isSuppressed("/d/f", at: at(60), kind: .contentsChanged))
+        #expect(!debouncer.isSuppressed("/d/f", at: at(60), kind: .deleted))
+        #expect(!debouncer.isSuppressed("/d/f", at: at(60), kind: .movedAway(to: nil)))
+        let reported = debouncer.changeObserved(change(.deleted), at: at(61))
+        #expect(reported)
+        let due = debouncer.deadlineReached(at: at(200))
+        #expect(due == [change(.deleted)])
+    }
+
     @Test func suppressedChangesAreDroppedButOverflowAndWaitingChangesAreNot() {
         var debouncer = debouncer()
         debouncer.changeObserved(change(.metadataChanged), at: at(0))
