@@ -28,6 +28,8 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         var fileCopy: Data?
         var timeout: Duration?
         var waitObserver: (@Sendable (Duration) -> Void)?
+        /// The delegate was told the file is gone (until the file is seen again).
+        var deletionReported = false
     }
 
     private let state = Mutex(State())
@@ -132,13 +134,16 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         try putInPlace(sink) { _, contents in
             try coordinatedWrite(options: []) { url in try Self.rename(sink, over: url) }
             remember(contents.fingerprint, bytes: contents.bytes)
+            state.withLock { $0.deletionReported = false }
         }
+        scheduleVerification()
     }
 
     /// Removes the file inside a coordinated `.forDeleting` write (other presenters accommodate first).
     /// - Throws: a ``DataProviderError`` or a `FileCoordinationError` (or a presenter's refusal).
     open override func deleteData() throws {
         try coordinatedWrite(options: .forDeleting) { url in try FileSystemCalls.unlink(url.path) }
+        state.withLock { $0.deletionReported = true }  // its own deletion is not news to its delegate
     }
 
     // MARK: FilePresenter
@@ -157,9 +162,10 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         reader(nil)
     }
 
-    /// Lets the writer go ahead at once (reads wait in coordination anyway).
+    /// Lets the writer go ahead at once (reads wait in coordination anyway); when the write is over, checks
+    /// the file once more after the watcher's suppression window (see ``presentedItemDidChange()``).
     open func relinquishPresentedItem(toWriter writer: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
-        writer(nil)
+        writer { [weak self] in self?.scheduleVerification() }
     }
 
     /// Nothing to save at this level (a document saves through ``Document/save()``).
@@ -169,7 +175,12 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
 
     /// Forwards to the delegate (the deletion waits for its completion handler), or lets it proceed.
     open func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-        guard let delegate = coordinationDelegate else { return completionHandler(nil) }
+        // A deletion that a verification already reported (its message came late) is not reported twice.
+        let alreadyReported = state.withLock { state in
+            defer { state.deletionReported = true }
+            return state.deletionReported && !FileManager.default.fileExists(atPath: fileURL.path)
+        }
+        guard let delegate = coordinationDelegate, !alreadyReported else { return completionHandler(nil) }
         delegate.accommodatePresentedItemDeletion(for: self, completionHandler: completionHandler)
     }
 
@@ -204,20 +215,45 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
 
     // MARK: private
 
-    private func checkForContentChange() {
+    /// Compares the file with the fingerprint last seen and tells the delegate of a difference. A verification
+    /// (`verifying`) also reports a file found missing that nobody reported deleted.
+    private func checkForContentChange(verifying: Bool = false) {
         guard let delegate = coordinationDelegate else { return }
         let current: ContentFingerprint
         do {
             current = try coordinatedRead { url in try FileSystemCalls.fingerprintOfFile(url.path) }
-        } catch {
-            // A missing file is a deletion, reported by its own message; other failures change nothing known.
+        } catch let error as DataProviderError where error.isFileMissing {
+            let unreported = state.withLock { state in
+                guard verifying, state.fingerprint != nil, !state.deletionReported else { return false }
+                state.deletionReported = true
+                return true
+            }
+            if unreported { delegate.accommodatePresentedItemDeletion(for: self) { _ in } }
             return
+        } catch {
+            return  // unreadable for now: nothing known changed
         }
         let changed = state.withLock { state in
-            defer { state.fingerprint = current }
+            defer {
+                state.fingerprint = current
+                state.deletionReported = false
+            }
             return state.fingerprint != current
         }
         if changed { delegate.presentedItemDidChange(for: self) }
+    }
+
+    /// Checks the file again once the watcher's suppression of a coordinated write's echo is surely over: a
+    /// program that changed or deleted the file without coordination just after (or during) that write is not
+    /// missed. Costs one coordinated read and a fingerprint when nothing changed.
+    private func scheduleVerification() {
+        let delay = CoordinationService.uncoordinatedChangeDebounce * 2 + .milliseconds(20)
+        let nanoseconds =
+            Int(delay.components.seconds) * 1_000_000_000
+            + Int(delay.components.attoseconds / 1_000_000_000)
+        changeQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+            self?.checkForContentChange(verifying: true)
+        }
     }
 
     private func remember(_ fingerprint: ContentFingerprint, bytes: Data?) {

@@ -113,6 +113,41 @@ struct CoordinatedProviderTests {
         #expect(delegate.calls.stays(atMost: 1))
     }
 
+    @Test("A change or a deletion made without coordination just after a coordinated write is not lost in its echo")
+    func changesRightAfterACoordinatedWrite() throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let url = try folder.copy("one-page.pdf")
+        let provider = CoordinatedFileDataProvider(fileURL: url)
+        let delegate = RecordingDelegate()
+        provider.coordinationDelegate = delegate
+        _ = try provider.data()
+        try observe([provider])
+        defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+
+        // Both changes may be seen as one (the check after the coordinated write may already read the second
+        // content); what must not happen is that the provider stays on the first content.
+        try coordinatedReplace(url, with: Fixture.data("metadata.pdf"))
+        try Fixture.data("mixed-sizes.pdf").write(to: url)  // at once, while the write's echo is suppressed
+        let final = ContentFingerprint(of: try Fixture.data("mixed-sizes.pdf"))
+        let deadline = Date(timeIntervalSinceNow: Bound.positive)
+        while provider.lastSeenFingerprint != final && Date() < deadline { usleep(10_000) }
+        #expect(provider.lastSeenFingerprint == final)
+        #expect(delegate.calls.all.last == .changed(onMainThread: false))
+
+        // The third content may or may not be seen before the file is gone; the deletion is reported once.
+        try coordinatedReplace(url, with: Fixture.data("one-page.pdf"))
+        try FileManager.default.removeItem(at: url)
+        let deletionDeadline = Date(timeIntervalSinceNow: Bound.positive)
+        while !delegate.calls.all.contains(.deletion) && Date() < deletionDeadline {
+            delegate.calls.wait(for: delegate.calls.all.count + 1, 0.1)
+        }
+        let seen = delegate.calls.all.count
+        #expect(delegate.calls.stays(atMost: seen))
+        #expect(delegate.calls.all.filter { $0 == .deletion }.count == 1)
+        #expect(delegate.calls.all.last == .deletion)
+    }
+
     @Test("A coordinated deletion reaches the delegate and proceeds only after its completion handler")
     func deletionWaitsForDelegate() throws {
         let folder = try Folder()

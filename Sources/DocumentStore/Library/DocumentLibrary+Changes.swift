@@ -59,6 +59,7 @@ extension DocumentLibrary {
         var updated = Self.updated(record, from: open, files: files)
         let path = change.fileURL.path
         if change.isDeletion {
+            guard record.state != .deleted else { return }  // told twice of one deletion
             updated.etag = record.etag
             updated.state = .deleted
             await self.record(.deleted, updated, extra: ["file": path])
