@@ -6,7 +6,7 @@ SWIFT ?= swift
 APT_PACKAGES := pkg-config libpoppler-glib-dev libcairo2-dev libpng-dev libglib2.0-dev libsqlite3-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: all deps build run test release clean fixtures bench compare compare-coordination compare-store
+.PHONY: all deps build run test release clean fixtures bench compare compare-coordination compare-store contract
 
 all: build
 
@@ -57,6 +57,10 @@ compare: deps
 # quire exec --write F -- true against flock F true, with hyperfine (release build; target: at most 4x).
 compare-coordination: deps
 	Benchmarks/compare-coordination.sh
+
+# The service against schemathesis and openapi.yaml (installs schemathesis from PyPI; .ci/run runs it too).
+contract: deps
+	Tests/contract/run-schemathesis.sh
 
 # The store service against a pdfinfo loop and nginx (wrk), and change → SSE latency (release build).
 compare-store: deps
