@@ -33,7 +33,8 @@ public final class FilePresenterCoordinator: @unchecked Sendable {
     private let lock = NSLock()
     private var storage = State()
 
-    private init() {}
+    /// Makes a coordinator of its own (tests; everyone else shares ``shared``).
+    init() {}
 
     private func withState<T>(_ body: (inout State) -> T) -> T {
         lock.withLock { body(&storage) }

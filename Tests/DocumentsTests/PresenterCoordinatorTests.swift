@@ -1,4 +1,4 @@
-import Documents
+@testable import Documents
 import FileCoordination
 import Foundation
 import Testing
@@ -39,11 +39,15 @@ struct PresenterCoordinatorTests {
         let touched = CoordinatedFileDataProvider(fileURL: touchedURL)
         let document = Document(dataProviders: [changed, touched])
         let recorder = NotificationRecorder(document)
-        try observe(document.filePresenters)
-        defer { FilePresenterCoordinator.shared.unobserve(document.filePresenters) }
+        // A coordinator of its own: suspending the shared one would take every other test's presenters out of
+        // coordination while the suites run in parallel.
+        let coordinator = FilePresenterCoordinator()
+        coordinator.observe(document.filePresenters)
+        try CoordinationService.synchronize()
+        defer { coordinator.unobserve(document.filePresenters) }
 
-        FilePresenterCoordinator.shared.suspend()
-        #expect(FilePresenterCoordinator.shared.isSuspended)
+        coordinator.suspend()
+        #expect(coordinator.isSuspended)
         #expect(!isRegistered(changed) && !isRegistered(touched))
         try coordinatedReplace(changedURL, with: Fixture.data("mixed-sizes.pdf"))  // nobody is told now
         try FileManager.default.setAttributes(
@@ -51,7 +55,7 @@ struct PresenterCoordinatorTests {
         #expect(recorder.posted.stays(atMost: 0))
         #expect(document.pageCount == 1 + 2)
 
-        FilePresenterCoordinator.shared.resume()
+        coordinator.resume()
         #expect(isRegistered(changed) && isRegistered(touched))
         #expect(recorder.posted.wait(for: 1))
         #expect(recorder.posted.stays(atMost: 1))  // the touched file's content did not change
