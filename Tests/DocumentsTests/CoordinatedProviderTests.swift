@@ -11,203 +11,219 @@ import Testing
 @Suite("Coordinated file data provider")
 struct CoordinatedProviderTests {
     @Test("It is its own presenter, presents its file, and follows a coordinated move (with a KVO-style notice)")
-    func presenterAndMoves() throws {
-        let folder = try Folder()
-        defer { folder.remove() }
-        let url = try folder.copy("one-page.pdf")
-        let provider = CoordinatedFileDataProvider(fileURL: url)
-        #expect(provider.filePresenter === provider)
-        #expect(provider.presentedItemURL == provider.fileURL)
-        #expect(provider.observesUncoordinatedChanges)
-        try observe([provider])
-        defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+    func presenterAndMoves() async throws {
+        try await offPool {
+            let folder = try Folder()
+            defer { folder.remove() }
+            let url = try folder.copy("one-page.pdf")
+            let provider = CoordinatedFileDataProvider(fileURL: url)
+            #expect(provider.filePresenter === provider)
+            #expect(provider.presentedItemURL == provider.fileURL)
+            #expect(provider.observesUncoordinatedChanges)
+            try observe([provider])
+            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
 
-        let moves = EventLog<(URL?, URL?)>()
-        let token = NotificationCenter.default.addObserver(
-            forName: .dataProviderFileURLDidChange, object: provider, queue: nil
-        ) { notification in
-            moves.append((notification.userInfo?["oldURL"] as? URL, notification.userInfo?["newURL"] as? URL))
-        }
-        defer { NotificationCenter.default.removeObserver(token) }
+            let moves = EventLog<(URL?, URL?)>()
+            let token = NotificationCenter.default.addObserver(
+                forName: .dataProviderFileURLDidChange, object: provider, queue: nil
+            ) { notification in
+                moves.append((notification.userInfo?["oldURL"] as? URL, notification.userInfo?["newURL"] as? URL))
+            }
+            defer { NotificationCenter.default.removeObserver(token) }
 
-        let destination = folder.url("renamed.pdf")
-        let coordinator = boundedCoordinator()
-        try coordinator.coordinate(
-            writingItemAt: url, options: .forMoving, writingItemAt: destination, options: .forReplacing
-        ) {
-            from, to in
-            try FileManager.default.moveItem(at: from, to: to)
-            coordinator.item(at: from, didMoveTo: to)
+            let destination = folder.url("renamed.pdf")
+            let coordinator = boundedCoordinator()
+            try coordinator.coordinate(
+                writingItemAt: url, options: .forMoving, writingItemAt: destination, options: .forReplacing
+            ) {
+                from, to in
+                try FileManager.default.moveItem(at: from, to: to)
+                coordinator.item(at: from, didMoveTo: to)
+            }
+            #expect(moves.wait(for: 1))
+            #expect(moves.all.first?.0 == url)
+            #expect(moves.all.first?.1 == destination)
+            #expect(provider.fileURL == destination)
+            #expect(provider.presentedItemURL == destination)
+            #expect(try provider.data() == Fixture.data("one-page.pdf"))
         }
-        #expect(moves.wait(for: 1))
-        #expect(moves.all.first?.0 == url)
-        #expect(moves.all.first?.1 == destination)
-        #expect(provider.fileURL == destination)
-        #expect(provider.presentedItemURL == destination)
-        #expect(try provider.data() == Fixture.data("one-page.pdf"))
     }
 
     @Test("A coordinated write that changes the content gives exactly one delegate call, off the main thread")
-    func contentChangeForwardedOnce() throws {
-        let folder = try Folder()
-        defer { folder.remove() }
-        let url = try folder.copy("one-page.pdf")
-        let provider = CoordinatedFileDataProvider(fileURL: url)
-        let delegate = RecordingDelegate()
-        provider.coordinationDelegate = delegate
-        _ = try provider.data()
-        try observe([provider])
-        defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+    func contentChangeForwardedOnce() async throws {
+        try await offPool {
+            let folder = try Folder()
+            defer { folder.remove() }
+            let url = try folder.copy("one-page.pdf")
+            let provider = CoordinatedFileDataProvider(fileURL: url)
+            let delegate = RecordingDelegate()
+            provider.coordinationDelegate = delegate
+            _ = try provider.data()
+            try observe([provider])
+            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
 
-        try coordinatedReplace(url, with: Fixture.data("metadata.pdf"))
-        #expect(delegate.calls.wait(for: 1))
-        #expect(delegate.calls.stays(atMost: 1))
-        #expect(delegate.calls.all == [.changed(onMainThread: false)])
+            try coordinatedReplace(url, with: Fixture.data("metadata.pdf"))
+            #expect(delegate.calls.wait(for: 1))
+            #expect(delegate.calls.stays(atMost: 1))
+            #expect(delegate.calls.all == [.changed(onMainThread: false)])
+        }
     }
 
     @Test("A touch, an xattr, a same-bytes rewrite and a metadata-only coordinated write give no delegate call")
-    func metadataOnlyChangesAreSilent() throws {
-        let folder = try Folder()
-        defer { folder.remove() }
-        let url = try folder.copy("one-page.pdf")
-        let provider = CoordinatedFileDataProvider(fileURL: url)
-        let delegate = RecordingDelegate()
-        provider.coordinationDelegate = delegate
-        let original = try provider.data()
-        try observe([provider])
-        defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+    func metadataOnlyChangesAreSilent() async throws {
+        try await offPool {
+            let folder = try Folder()
+            defer { folder.remove() }
+            let url = try folder.copy("one-page.pdf")
+            let provider = CoordinatedFileDataProvider(fileURL: url)
+            let delegate = RecordingDelegate()
+            provider.coordinationDelegate = delegate
+            let original = try provider.data()
+            try observe([provider])
+            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
 
-        // touch (uncoordinated, attributes only)
-        #expect(utimensat(AT_FDCWD, url.path, nil, 0) == 0)
-        // same bytes, coordinated and uncoordinated
-        try coordinatedReplace(url, with: original)
-        try original.write(to: url)
-        // an extended attribute (where the file system has them)
-        let attributeSet = setExtendedAttribute(url.path, "user.quire.test", "1")
-        #expect(attributeSet || errno == ENOTSUP)
-        // metadata-only coordinated write
-        try boundedCoordinator().coordinate(writingItemAt: url, options: .contentIndependentMetadataOnly) { url in
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+            // touch (uncoordinated, attributes only)
+            #expect(utimensat(AT_FDCWD, url.path, nil, 0) == 0)
+            // same bytes, coordinated and uncoordinated
+            try coordinatedReplace(url, with: original)
+            try original.write(to: url)
+            // an extended attribute (where the file system has them)
+            let attributeSet = setExtendedAttribute(url.path, "user.quire.test", "1")
+            #expect(attributeSet || errno == ENOTSUP)
+            // metadata-only coordinated write
+            try boundedCoordinator().coordinate(writingItemAt: url, options: .contentIndependentMetadataOnly) { url in
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+            }
+            #expect(delegate.calls.stays(atMost: 0))
+
+            // …while a real change is still heard (the provider is alive and observing).
+            try coordinatedReplace(url, with: Fixture.data("metadata.pdf"))
+            #expect(delegate.calls.wait(for: 1))
         }
-        #expect(delegate.calls.stays(atMost: 0))
-
-        // …while a real change is still heard (the provider is alive and observing).
-        try coordinatedReplace(url, with: Fixture.data("metadata.pdf"))
-        #expect(delegate.calls.wait(for: 1))
     }
 
     @Test("An uncoordinated overwrite that changes the content is forwarded once")
-    func uncoordinatedChange() throws {
-        let folder = try Folder()
-        defer { folder.remove() }
-        let url = try folder.copy("one-page.pdf")
-        let provider = CoordinatedFileDataProvider(fileURL: url)
-        let delegate = RecordingDelegate()
-        provider.coordinationDelegate = delegate
-        _ = try provider.data()
-        try observe([provider])
-        defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+    func uncoordinatedChange() async throws {
+        try await offPool {
+            let folder = try Folder()
+            defer { folder.remove() }
+            let url = try folder.copy("one-page.pdf")
+            let provider = CoordinatedFileDataProvider(fileURL: url)
+            let delegate = RecordingDelegate()
+            provider.coordinationDelegate = delegate
+            _ = try provider.data()
+            try observe([provider])
+            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
 
-        try Fixture.data("metadata.pdf").write(to: url)
-        #expect(delegate.calls.wait(for: 1))
-        #expect(delegate.calls.stays(atMost: 1))
+            try Fixture.data("metadata.pdf").write(to: url)
+            #expect(delegate.calls.wait(for: 1))
+            #expect(delegate.calls.stays(atMost: 1))
+        }
     }
 
     @Test("A change or a deletion made without coordination just after a coordinated write is not lost in its echo")
-    func changesRightAfterACoordinatedWrite() throws {
-        let folder = try Folder()
-        defer { folder.remove() }
-        let url = try folder.copy("one-page.pdf")
-        let provider = CoordinatedFileDataProvider(fileURL: url)
-        let delegate = RecordingDelegate()
-        provider.coordinationDelegate = delegate
-        _ = try provider.data()
-        try observe([provider])
-        defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+    func changesRightAfterACoordinatedWrite() async throws {
+        try await offPool {
+            let folder = try Folder()
+            defer { folder.remove() }
+            let url = try folder.copy("one-page.pdf")
+            let provider = CoordinatedFileDataProvider(fileURL: url)
+            let delegate = RecordingDelegate()
+            provider.coordinationDelegate = delegate
+            _ = try provider.data()
+            try observe([provider])
+            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
 
-        // Both changes may be seen as one (the check after the coordinated write may already read the second
-        // content); what must not happen is that the provider stays on the first content.
-        try coordinatedReplace(url, with: Fixture.data("metadata.pdf"))
-        try Fixture.data("mixed-sizes.pdf").write(to: url)  // at once, while the write's echo is suppressed
-        let final = ContentFingerprint(of: try Fixture.data("mixed-sizes.pdf"))
-        let deadline = Date(timeIntervalSinceNow: Bound.positive)
-        while provider.lastSeenFingerprint != final && Date() < deadline { usleep(10_000) }
-        #expect(provider.lastSeenFingerprint == final)
-        #expect(delegate.calls.all.last == .changed(onMainThread: false))
+            // Both changes may be seen as one (the check after the coordinated write may already read the second
+            // content); what must not happen is that the provider stays on the first content.
+            try coordinatedReplace(url, with: Fixture.data("metadata.pdf"))
+            try Fixture.data("mixed-sizes.pdf").write(to: url)  // at once, while the write's echo is suppressed
+            let final = ContentFingerprint(of: try Fixture.data("mixed-sizes.pdf"))
+            let deadline = Date(timeIntervalSinceNow: Bound.positive)
+            while provider.lastSeenFingerprint != final && Date() < deadline { usleep(10_000) }
+            #expect(provider.lastSeenFingerprint == final)
+            #expect(delegate.calls.all.last == .changed(onMainThread: false))
 
-        // The third content may or may not be seen before the file is gone; the deletion is reported once.
-        try coordinatedReplace(url, with: Fixture.data("one-page.pdf"))
-        try FileManager.default.removeItem(at: url)
-        let deletionDeadline = Date(timeIntervalSinceNow: Bound.positive)
-        while !delegate.calls.all.contains(.deletion) && Date() < deletionDeadline {
-            delegate.calls.wait(for: delegate.calls.all.count + 1, 0.1)
+            // The third content may or may not be seen before the file is gone; the deletion is reported once.
+            try coordinatedReplace(url, with: Fixture.data("one-page.pdf"))
+            try FileManager.default.removeItem(at: url)
+            let deletionDeadline = Date(timeIntervalSinceNow: Bound.positive)
+            while !delegate.calls.all.contains(.deletion) && Date() < deletionDeadline {
+                delegate.calls.wait(for: delegate.calls.all.count + 1, 0.1)
+            }
+            let seen = delegate.calls.all.count
+            #expect(delegate.calls.stays(atMost: seen))
+            #expect(delegate.calls.all.filter { $0 == .deletion }.count == 1)
+            #expect(delegate.calls.all.last == .deletion)
         }
-        let seen = delegate.calls.all.count
-        #expect(delegate.calls.stays(atMost: seen))
-        #expect(delegate.calls.all.filter { $0 == .deletion }.count == 1)
-        #expect(delegate.calls.all.last == .deletion)
     }
 
     @Test("A coordinated deletion reaches the delegate and proceeds only after its completion handler")
-    func deletionWaitsForDelegate() throws {
-        let folder = try Folder()
-        defer { folder.remove() }
-        let url = try folder.copy("one-page.pdf")
-        let provider = CoordinatedFileDataProvider(fileURL: url)
-        let delegate = RecordingDelegate()
-        delegate.deletionDelay = 0.3
-        provider.coordinationDelegate = delegate
-        _ = try provider.data()
-        try observe([provider])
-        defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+    func deletionWaitsForDelegate() async throws {
+        try await offPool {
+            let folder = try Folder()
+            defer { folder.remove() }
+            let url = try folder.copy("one-page.pdf")
+            let provider = CoordinatedFileDataProvider(fileURL: url)
+            let delegate = RecordingDelegate()
+            delegate.deletionDelay = 0.3
+            provider.coordinationDelegate = delegate
+            _ = try provider.data()
+            try observe([provider])
+            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
 
-        let deletedAt = Locked<Date?>(nil)
-        try boundedCoordinator().coordinate(writingItemAt: url, options: .forDeleting) { url in
-            deletedAt.value = Date()
-            try FileManager.default.removeItem(at: url)
+            let deletedAt = Locked<Date?>(nil)
+            try boundedCoordinator().coordinate(writingItemAt: url, options: .forDeleting) { url in
+                deletedAt.value = Date()
+                try FileManager.default.removeItem(at: url)
+            }
+            #expect(delegate.calls.all.contains(.deletion))
+            let answered = try #require(delegate.deletionAnswered.all.first)
+            let deleted = try #require(deletedAt.value)
+            #expect(deleted >= answered)
         }
-        #expect(delegate.calls.all.contains(.deletion))
-        let answered = try #require(delegate.deletionAnswered.all.first)
-        let deleted = try #require(deletedAt.value)
-        #expect(deleted >= answered)
     }
 
     @Test("The provider's own writes are not reported to its delegate")
-    func ownWritesAreSilent() throws {
-        let folder = try Folder()
-        defer { folder.remove() }
-        let url = try folder.copy("one-page.pdf")
-        let provider = CoordinatedFileDataProvider(fileURL: url)
-        let delegate = RecordingDelegate()
-        provider.coordinationDelegate = delegate
-        _ = try provider.data()
-        try observe([provider])
-        defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+    func ownWritesAreSilent() async throws {
+        try await offPool {
+            let folder = try Folder()
+            defer { folder.remove() }
+            let url = try folder.copy("one-page.pdf")
+            let provider = CoordinatedFileDataProvider(fileURL: url)
+            let delegate = RecordingDelegate()
+            provider.coordinationDelegate = delegate
+            _ = try provider.data()
+            try observe([provider])
+            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
 
-        let sink = try provider.createDataSink(options: [])
-        #expect(sink.writeData(try Fixture.data("metadata.pdf")) && sink.finish())
-        try provider.replaceContents(with: sink)
-        #expect(delegate.calls.stays(atMost: 0))
+            let sink = try provider.createDataSink(options: [])
+            #expect(sink.writeData(try Fixture.data("metadata.pdf")) && sink.finish())
+            try provider.replaceContents(with: sink)
+            #expect(delegate.calls.stays(atMost: 0))
+        }
     }
 
     @Test("resolveFileConflict(.save) restores a deleted file from the last bytes read; without a copy it does nothing")
-    func providerSaveResolution() throws {
-        let folder = try Folder()
-        defer { folder.remove() }
-        let url = try folder.copy("one-page.pdf")
-        let fresh = CoordinatedFileDataProvider(fileURL: url)
-        #expect(!fresh.isConflictResolutionAvailable)
-        try FileManager.default.removeItem(at: url)
-        try fresh.resolveFileConflict(with: .save)
-        #expect(!FileManager.default.fileExists(atPath: url.path))
+    func providerSaveResolution() async throws {
+        try await offPool {
+            let folder = try Folder()
+            defer { folder.remove() }
+            let url = try folder.copy("one-page.pdf")
+            let fresh = CoordinatedFileDataProvider(fileURL: url)
+            #expect(!fresh.isConflictResolutionAvailable)
+            try FileManager.default.removeItem(at: url)
+            try fresh.resolveFileConflict(with: .save)
+            #expect(!FileManager.default.fileExists(atPath: url.path))
 
-        try Fixture.data("one-page.pdf").write(to: url)
-        let provider = CoordinatedFileDataProvider(fileURL: url)
-        let bytes = try provider.data()
-        #expect(provider.isConflictResolutionAvailable)
-        try FileManager.default.removeItem(at: url)
-        try provider.resolveFileConflict(with: .save)
-        #expect(try Data(contentsOf: url) == bytes)
+            try Fixture.data("one-page.pdf").write(to: url)
+            let provider = CoordinatedFileDataProvider(fileURL: url)
+            let bytes = try provider.data()
+            #expect(provider.isConflictResolutionAvailable)
+            try FileManager.default.removeItem(at: url)
+            try provider.resolveFileConflict(with: .save)
+            #expect(try Data(contentsOf: url) == bytes)
+        }
     }
 }
 

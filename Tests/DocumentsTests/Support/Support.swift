@@ -177,3 +177,12 @@ func observe(_ presenters: [any FilePresenter]) throws {
     FilePresenterCoordinator.shared.observe(presenters)
     try CoordinationService.synchronize()
 }
+
+/// Runs blocking test code on a thread of its own and awaits it, so that this suite's bounded waits never hold
+/// one of the few threads of Swift's cooperative pool, which the async suites of the same test process need.
+/// (Expectations recorded on that thread are reported without the test's name.)
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
