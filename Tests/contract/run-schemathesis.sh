@@ -54,6 +54,6 @@ post(open(root + "/one-page.pdf", "rb").read(), "application/pdf")
 post(json.dumps({"files": [root + "/mixed-sizes.pdf"]}).encode(), "application/json")
 PY
 
-SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH="$repo/Tests/contract" st run openapi.yaml --url "$url" \
+SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH="$repo/Tests/contract" python3 -m schemathesis.cli run openapi.yaml --url "$url" \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
     --max-examples "${SCHEMATHESIS_EXAMPLES:-10}" --seed "${SCHEMATHESIS_SEED:-1}" --workers 1 --no-color
