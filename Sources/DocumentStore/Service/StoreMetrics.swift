@@ -1,6 +1,7 @@
 import CoreMetrics
 import HTTPTypes
 import Prometheus
+import Synchronization
 
 /// The service's metrics, recorded through swift-metrics on a Prometheus registry of their own and served as text
 /// by ``MetricsController``.
@@ -42,10 +43,19 @@ public final class StoreMetrics: Sendable {
     public func recordRequest(
         route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration
     ) {
-        let dimensions = [("route", route), ("method", method.rawValue), ("status", String(status.code))]
-        CoreMetrics.Counter(label: "quire_http_requests_total", dimensions: dimensions, factory: factory).increment()
-        CoreMetrics.Timer(label: "quire_http_request_duration_seconds", dimensions: dimensions, factory: factory)
-            .recordNanoseconds(Self.nanoseconds(duration))
+        let key = RequestSeriesKey(route: route, method: method.rawValue, status: status.code)
+        let series = requestSeries.withLock { cache -> RequestSeries in
+            if let series = cache[key] { return series }
+            let dimensions = [("route", route), ("method", method.rawValue), ("status", String(status.code))]
+            let series = RequestSeries(
+                count: CoreMetrics.Counter(label: "quire_http_requests_total", dimensions: dimensions, factory: factory),
+                duration: CoreMetrics.Timer(
+                    label: "quire_http_request_duration_seconds", dimensions: dimensions, factory: factory))
+            cache[key] = series
+            return series
+        }
+        series.count.increment()
+        series.duration.recordNanoseconds(Self.nanoseconds(duration))
     }
 
     /// Counts an event sent to the event log (`quire_events_total`), by type.
@@ -64,6 +74,21 @@ public final class StoreMetrics: Sendable {
     public func exposition() -> [UInt8] {
         registry.emitToBuffer()
     }
+
+    /// The request metrics of one route, method and status, made once (a lookup in the registry costs more than
+    /// the request's own bookkeeping).
+    private struct RequestSeriesKey: Hashable {
+        var route: String
+        var method: String
+        var status: Int
+    }
+
+    private struct RequestSeries: @unchecked Sendable {
+        let count: CoreMetrics.Counter
+        let duration: CoreMetrics.Timer
+    }
+
+    private let requestSeries = Mutex<[RequestSeriesKey: RequestSeries]>([:])
 
     private static let coordinationWaitLabel = "quire_coordination_wait_seconds"
 
