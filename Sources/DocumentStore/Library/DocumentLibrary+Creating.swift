@@ -84,20 +84,7 @@ extension DocumentLibrary {
 
     /// Opens a document that was just recorded, without reconciling (the placeholder record has no tag yet).
     private func openDocumentSilently(_ id: DocumentID, password: String?) async throws -> OpenDocument {
-        let record = try await record(id)
-        let opened = try await blocking { () throws -> OpenDocument in
-            let providers = self.providers(for: record.files)
-            let document = Document(dataProviders: providers)
-            if let password, document.errors.contains(where: Self.needsPassword) {
-                document.unlock(withPassword: password)
-            }
-            if let error = document.errors.first {
-                throw ProblemDetails.opening(error, "the document", passwordGiven: password != nil)
-            }
-            return OpenDocument(
-                id: id, document: document, providers: providers, password: document.isEncrypted ? password : nil)
-        }
-        _ = try await blocking { opened.measureFiles() }
+        let (opened, _) = try await load(try await record(id), password: password, requireAll: true)
         try adopt(opened)
         return opened
     }

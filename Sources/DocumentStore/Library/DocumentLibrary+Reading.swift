@@ -52,7 +52,7 @@ extension DocumentLibrary {
         let metadata = document.metadata
         let conflict = document.conflict?.type.rawValue ?? (record.state == .deleted ? "deletion" : nil)
         let info = DocumentRepresentations.Info(
-            id: id(open), etag: record.etag.headerValue, origin: record.origin.rawValue, pageCount: pages.count,
+            id: open.id.rawValue, etag: record.etag.headerValue, origin: record.origin.rawValue, pageCount: pages.count,
             pages: pages,
             metadata: DocumentRepresentations.Metadata(
                 title: metadata.title, author: metadata.author, subject: metadata.subject,
@@ -159,6 +159,4 @@ extension DocumentLibrary {
         let record = try await record(id)
         return (result, record.etag)
     }
-
-    private func id(_ open: OpenDocument) -> String { open.id.rawValue }
 }

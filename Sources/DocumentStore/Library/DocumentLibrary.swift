@@ -114,24 +114,35 @@ public final class DocumentLibrary: Sendable {
             return open
         }
         let record = try await record(id)
-        let opened = try await blocking { () throws -> OpenDocument in
-            let providers = self.providers(for: record.files)
-            let document = Document(dataProviders: providers)
-            if document.errors.contains(where: Self.needsPassword) {
-                if let password,
-                    document.unlock(withPassword: password) || !document.errors.contains(where: Self.needsPassword)
-                {
-                    return OpenDocument(id: id, document: document, providers: providers, password: password)
-                }
-                throw ProblemDetails.passwordRequired("document \(id.rawValue)", wrong: password != nil)
-            }
-            return OpenDocument(
-                id: id, document: document, providers: providers, password: document.isEncrypted ? password : nil)
-        }
-        let files = try await blocking { opened.measureFiles() }
+        let (opened, files) = try await load(record, password: password, requireAll: false)
         try adopt(opened)
         await reconcile(opened, with: record, files: files)
         return opened
+    }
+
+    /// Opens a record's files (with `password` for encrypted ones) and measures them, in one trip to the pool.
+    /// With `requireAll` (a new document) any file that does not open is an error; otherwise only a missing or
+    /// wrong password is (a recorded document keeps a failing file and reports it through its state).
+    /// - Throws: 401 for a missing or wrong password; with `requireAll`, 422 for a file that does not open.
+    func load(_ record: DocumentRecord, password: String?, requireAll: Bool) async throws -> (
+        OpenDocument, [(path: String, size: Int, tag: EntityTag?)]
+    ) {
+        try await blocking {
+            let providers = self.providers(for: record.files)
+            let document = Document(dataProviders: providers)
+            if let password, document.errors.contains(where: Self.needsPassword) {
+                document.unlock(withPassword: password)
+            }
+            if let error = document.errors.first(where: { requireAll || Self.needsPassword($0) }) {
+                throw Self.needsPassword(error)
+                    ? ProblemDetails.passwordRequired("document \(record.id.rawValue)", wrong: password != nil)
+                    : ProblemDetails.opening(error, "the document", passwordGiven: password != nil)
+            }
+            let opened = OpenDocument(
+                id: record.id, document: document, providers: providers,
+                password: document.isEncrypted ? password : nil)
+            return (opened, opened.measureFiles())
+        }
     }
 
     /// Coordinated providers for `paths` whose coordination waits feed the metrics.

@@ -181,20 +181,10 @@ public struct DocumentsController: RouteController {
         return encoder
     }()
 
-    /// A JSON response with the document's tag; with `conditional`, `If-None-Match` may answer 304.
-    static func respond(json value: some Encodable, tag: EntityTag?, request: Request, conditional: Bool = false)
-        throws -> Response
-    {
+    /// A JSON response with the document's tag.
+    static func respond(json value: some Encodable, tag: EntityTag?, request: Request) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-cache"]
-        if let tag {
-            headers[.eTag] = tag.headerValue
-            if conditional,
-                case .notModified = try RequestPreconditions(headers: request.headers).evaluate(
-                    current: tag, method: request.method)
-            {
-                return Response(status: .notModified, headers: [.eTag: tag.headerValue])
-            }
-        }
+        if let tag { headers[.eTag] = tag.headerValue }
         return Response(
             status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
     }
