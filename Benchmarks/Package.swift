@@ -55,6 +55,15 @@ let package = Package(
             ],
             path: "StoreServer"
         ),
+        // Hummingbird alone serving a file from memory: the floor under the content route (compare-store.sh).
+        .executableTarget(
+            name: "HummingbirdFloor",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "HummingbirdFloor"
+        ),
         // The figures of issue 6: opening a Document against Poppler alone; write → notification latency.
         .executableTarget(
             name: "DocumentLatency",

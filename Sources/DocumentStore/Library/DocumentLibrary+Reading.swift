@@ -73,8 +73,8 @@ extension DocumentLibrary {
     /// from memory; another is read inside a coordinated read.
     /// - Throws: 404, or 422 when the file cannot be read.
     public func content(_ id: DocumentID) async throws -> (ByteBuffer, EntityTag) {
+        if let cached = cachedContent(id) { return cached }
         if let open = state.withLock({ $0.open[id] }), let buffer = open.contentBuffer() {
-            if let tag = open.cachedAnswers?.tag { return (buffer, tag) }
             let record = try await record(id)
             return (buffer, record.etag)
         }
@@ -88,6 +88,13 @@ extension DocumentLibrary {
             }
         }
         return (ByteBuffer(bytes: bytes), record.etag)
+    }
+
+    /// The content of an open document whose current version has been answered before, and its tag, at once
+    /// (no lane, no catalog, no thread pool): what ``ContentFastPathHandler`` serves on the event loop. Nil
+    /// otherwise; ``content(_:)`` answers every case.
+    func cachedContent(_ id: DocumentID) -> (ByteBuffer, EntityTag)? {
+        state.withLock { $0.open[id] }?.cachedContent()
     }
 
     /// The text of page `number` (from 1), and the document's tag.

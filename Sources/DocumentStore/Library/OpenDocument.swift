@@ -57,6 +57,17 @@ final class OpenDocument: @unchecked Sendable {
         return buffer
     }
 
+    /// The content and tag of the version the cached answers describe, without waiting for anything: nil when no
+    /// answers are cached (a change dropped them) or the document has no bytes.
+    func cachedContent() -> (ByteBuffer, EntityTag)? {
+        guard let answers = answers.withLock({ $0 }) else { return nil }
+        if let content = answers.content { return (content, answers.tag) }
+        guard let bytes = providers.first?.lastReadContents else { return nil }
+        let buffer = ByteBuffer(bytes: bytes)
+        self.answers.withLock { if $0?.tag == answers.tag, $0?.content == nil { $0?.content = buffer } }
+        return (buffer, answers.tag)
+    }
+
     /// Forgets the cached answers: the document or its record changed.
     func invalidateInfo() { answers.withLock { $0 = nil } }
 

@@ -1,10 +1,11 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
 /// Builds the service: the catalog in the store directory, the document library, the metrics, the router (built-in
 /// routes, `/documents…` and `/events`), and the Hummingbird application bound to the configured host and port,
-/// with the library as a service of its group: it opens the recently used documents when the service starts and
+/// with the content fast path (``ContentFastPath``) in front of Hummingbird's HTTP/1 codec, and with the library as a service of its group: it opens the recently used documents when the service starts and
 /// closes every document (unregistering its presenters) on shutdown. Run it with `runService()`, which stops
 /// gracefully on SIGTERM and SIGINT.
 /// - Parameters:
@@ -33,8 +34,11 @@ public func buildApplication(
     let router = buildRouter(
         configuration: configuration, catalog: catalog, metrics: metrics,
         controllers: documentControllers(library: library, configuration: configuration) + controllers)
+    let server = HTTPServerBuilder.store(
+        library: library, metrics: metrics, logger: logger, logLevel: .info, serverName: "quire")
     return Application(
         router: router,
+        server: server,
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port), serverName: "quire"),
         services: [LibraryService(library: library)],

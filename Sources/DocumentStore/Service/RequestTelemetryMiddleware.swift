@@ -23,6 +23,7 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
         let route = context.endpointPath ?? "NotFound"
         response.headers[.requestID] = context.id
         metrics.recordRequest(route: route, method: request.method, status: response.status, duration: duration)
+        guard context.logger.logLevel <= level else { return response }
         var metadata: Logger.Metadata = [
             "http.route": .string(route),
             "http.status": .stringConvertible(response.status.code),
