@@ -162,6 +162,43 @@ struct CoherenceTests {
         }
     }
 
+    @Test("A closed document's file stays watched: a write, a rename and a deletion each give their event unasked")
+    func closedDocumentsWatched() async throws {
+        let service = try DocumentService(maxOpenDocuments: 1)
+        try await service.run { client in
+            let first = try await Self.registered(service, client)
+            let second = try await Self.registered(service, client, "metadata.pdf")  // first is closed now
+            try CoordinationService.synchronize()
+            var after = try await service.catalog.lastEventID()
+
+            let replacement = try Fixture.data("mixed-sizes.pdf")
+            try replacement.write(to: first.url)  // uncoordinated, in place
+            let changed = try #require(try await service.waitForEvent(.changed, of: first.id, after: after))
+            #expect(changed.etag == EntityTag(content: replacement))
+            after = try #require(changed.id)
+
+            // Its change opened the first document, which closed the second: rename the second's file.
+            try CoordinationService.synchronize()
+            let destination = service.root.appendingPathComponent("renamed.pdf")
+            #expect(rename(second.url.path, destination.path) == 0)
+            let moved = try #require(try await service.waitForEvent(.moved, of: second.id, after: after))
+            #expect(moved.extra["from"] == second.url.path)
+            #expect(moved.extra["to"] == destination.path)
+            let info = try jsonObject(try await client.execute(uri: "/documents/\(second.id)", method: .get))
+            #expect((info["files"] as? [[String: Any]])?.first?["path"] as? String == destination.path)
+            #expect(info["state"] as? String == "clean")
+
+            // Reading the second opened it and closed the first: delete the first's file.
+            try CoordinationService.synchronize()
+            after = try await service.catalog.lastEventID()
+            #expect(unlink(first.url.path) == 0)
+            let deleted = try #require(try await service.waitForEvent(.deleted, of: first.id, after: after))
+            #expect(deleted.extra["file"] == first.url.path)
+            let state = try jsonObject(try await client.execute(uri: "/documents/\(first.id)", method: .get))
+            #expect(state["state"] as? String == "deleted")
+        }
+    }
+
     @Test(
         "Beyond the open bound the least recently used clean document closes; a change meanwhile is seen on reopening"
     )

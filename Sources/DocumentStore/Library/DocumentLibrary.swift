@@ -32,6 +32,16 @@ public final class DocumentLibrary: Sendable {
     /// Where uploads are kept: `<store>/files`.
     let uploadDirectory: URL
     let state = Mutex(State())
+    /// The presenters of the documents that are not open, by document. Watching and unwatching hold this lock
+    /// throughout (never inside `state`'s), so that a document is never left watched while it is open.
+    let dormant = Mutex<[DocumentID: [DormantFilePresenter]]>([:])
+    /// The queue of the dormant presenters' messages.
+    let dormantQueue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "quire.dormant-documents"
+        return queue
+    }()
 
     /// Makes the library over an open catalog; starts its thread pool (one thread per core, at least two).
     /// - Parameter keepAliveInterval: how often an idle event stream gets a keep-alive comment.
@@ -62,6 +72,9 @@ public final class DocumentLibrary: Sendable {
         for record in recent where record.state != .deleted {
             _ = try? await lane(record.id).run { try await self.openDocument(record.id, password: nil) }
         }
+        for record in records where record.state != .deleted {
+            watchDormant(record.id, paths: record.files)
+        }
     }
 
     /// Closes every document (presenters unobserved), ends every event stream and stops the thread pool.
@@ -75,6 +88,10 @@ public final class DocumentLibrary: Sendable {
             return Array(state.open.values)
         }
         for document in documents { document.close() }
+        dormant.withLock { dormant in
+            for presenter in dormant.values.joined() { FileCoordinator.removeFilePresenter(presenter) }
+            dormant.removeAll()
+        }
         metrics.openDocuments.record(0)
         events.finishAll()
         try? await pool.shutdownGracefully()
@@ -180,7 +197,11 @@ public final class DocumentLibrary: Sendable {
             metrics.openDocuments.record(state.open.count)
             return evicted
         }
-        for document in evicted { document.close() }
+        unwatchDormant(opened.id)
+        for document in evicted {
+            document.close()
+            watchDormant(document.id, paths: document.providers.map(\.fileURL.path))
+        }
         let id = opened.id
         opened.watch(
             onChange: { [weak self] change in
@@ -193,8 +214,62 @@ public final class DocumentLibrary: Sendable {
             })
     }
 
+    /// Watches the files of document `id`, which is not open, through ``DormantFilePresenter``s: a change opens
+    /// it (which records the change), a rename is recorded as a move. Nothing happens if it is open (again) or the
+    /// service is stopping.
+    func watchDormant(_ id: DocumentID, paths: [String]) {
+        dormant.withLock { dormant in
+            let skip = state.withLock { $0.isShutDown || $0.open[id] != nil }
+            for presenter in dormant.removeValue(forKey: id) ?? [] { FileCoordinator.removeFilePresenter(presenter) }
+            guard !skip else { return }
+            let presenters = paths.map { path in
+                DormantFilePresenter(
+                    id: id, url: URL(fileURLWithPath: path), queue: dormantQueue,
+                    onChange: { [weak self] id in self?.dormantFileChanged(id) },
+                    onMove: { [weak self] id, from, to in self?.dormantFileMoved(id, from: from, to: to) })
+            }
+            for presenter in presenters { FileCoordinator.addFilePresenter(presenter) }
+            dormant[id] = presenters
+        }
+    }
+
+    /// Stops watching a document that is open now, or gone.
+    func unwatchDormant(_ id: DocumentID) {
+        dormant.withLock { dormant in
+            for presenter in dormant.removeValue(forKey: id) ?? [] { FileCoordinator.removeFilePresenter(presenter) }
+        }
+    }
+
+    /// A file of a document that is not open was written or deleted: opening the document records the change.
+    private func dormantFileChanged(_ id: DocumentID) {
+        Task {
+            do {
+                _ = try await lane(id).run { try await self.openDocument(id, password: nil) }
+            } catch {
+                logger.debug(
+                    "a change to a closed document's file could not open it",
+                    metadata: ["document": "\(id)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// A file of a document that is not open was renamed: the record follows it, with a `moved` event.
+    private func dormantFileMoved(_ id: DocumentID, from: URL, to: URL) {
+        Task {
+            _ = try? await lane(id).run {
+                guard let record = try await self.catalog.document(id) else { return }
+                var updated = record
+                updated.files = record.files.map { $0 == from.path ? to.path : $0 }
+                updated.updatedAt = Date()
+                guard updated.files != record.files else { return }
+                await self.record(.moved, updated, extra: ["from": from.path, "to": to.path])
+            }
+        }
+    }
+
     /// Takes a document out of the cache and stops watching it.
     func forget(_ id: DocumentID) {
+        unwatchDormant(id)
         let document = state.withLock { state -> OpenDocument? in
             state.recency.removeAll { $0 == id }
             let document = state.open.removeValue(forKey: id)
