@@ -3,6 +3,7 @@ import FileCoordination
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import HummingbirdTesting
 import Testing
 
@@ -196,6 +197,29 @@ struct CoherenceTests {
             #expect(deleted.extra["file"] == first.url.path)
             let state = try jsonObject(try await client.execute(uri: "/documents/\(first.id)", method: .get))
             #expect(state["state"] as? String == "deleted")
+        }
+    }
+
+    @Test("After a restart the documents beyond the open bound are watched from the start")
+    func closedDocumentsWatchedAfterRestart() async throws {
+        let service = try DocumentService(maxOpenDocuments: 1)
+        try await service.run { client in
+            let older = try await Self.registered(service, client)
+            _ = try await Self.registered(service, client, "metadata.pdf")
+            await service.library.shutdown()  // the service stops; another starts over the same catalog
+            var logger = Logger(label: "quire.test")
+            logger.logLevel = .critical
+            let restarted = try DocumentLibrary(
+                catalog: service.catalog, configuration: service.configuration, metrics: StoreMetrics(),
+                logger: logger)
+            await restarted.openRecentDocuments()  // opens the newer document only
+            try CoordinationService.synchronize()
+            let after = try await service.catalog.lastEventID()
+            let replacement = try Fixture.data("mixed-sizes.pdf")
+            try replacement.write(to: older.url, options: .atomic)
+            let changed = try await service.waitForEvent(.changed, of: older.id, after: after)
+            await restarted.shutdown()
+            #expect(changed?.etag == EntityTag(content: replacement))
         }
     }
 

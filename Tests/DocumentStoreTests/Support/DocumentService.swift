@@ -18,6 +18,7 @@ struct DocumentService {
     let root: URL
     let library: DocumentLibrary
     let catalog: Catalog
+    let configuration: StoreConfiguration
     let app: Application<RouterResponder<StoreRequestContext>>
 
     init(maxOpenDocuments: Int = 64, token: String? = nil) throws {
@@ -25,7 +26,7 @@ struct DocumentService {
         let base = directory.url.resolvingSymlinksInPath()
         root = base.appendingPathComponent("root", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let configuration = StoreConfiguration(
+        configuration = StoreConfiguration(
             storeDirectory: base.appendingPathComponent("store"), port: 0, maxOpenDocuments: maxOpenDocuments,
             token: token, roots: [root])
         catalog = try Catalog(storeDirectory: configuration.storeDirectory)
