@@ -4,6 +4,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOCore
+import NIOEmbedded
 import NIOHTTP1
 import Testing
 
@@ -48,6 +50,43 @@ struct ContentFastPathTests {
         ].map { Self.head(.GET, "/documents/\(Self.id)/content", [("Host", "x"), $0]) }
         for head in declined {
             #expect(ContentFastPath.documentID(of: head) == nil, "\(head.method) \(head.uri) \(head.headers)")
+        }
+    }
+
+    @Test("a graceful shutdown's close waits for the answer being made; other requests pass to Hummingbird")
+    func quiesceWaitsForAnswer() async throws {
+        let service = try DocumentService()
+        try await service.run { client in
+            let url = try service.place("one-page.pdf")
+            let created = try await client.execute(
+                uri: "/documents", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"files": ["\#(url.path)"]}"#))
+            let id = try #require(created.headers[.location]?.split(separator: "/").last.map(String.init))
+            let fastPath = ContentFastPath(
+                library: service.library, metrics: StoreMetrics(), logger: Logger(label: "quire.test"),
+                logLevel: .trace, serverName: "quire")
+            let recorder = EventRecorder()
+            let channel = EmbeddedChannel()
+            try channel.pipeline.syncOperations.addHandlers(ContentFastPathHandler(fastPath: fastPath), recorder)
+
+            try channel.writeInbound(HTTPServerRequestPart.head(Self.head(.GET, "/documents/\(id)/content")))
+            channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+            #expect(recorder.events.isEmpty)  // held: an answer is being made
+            try channel.writeInbound(HTTPServerRequestPart.end(nil))
+            guard case .head(let head) = try channel.readOutbound(as: HTTPServerResponsePart.self) else {
+                Issue.record("no response head")
+                return
+            }
+            #expect(head.status == .ok)
+            #expect(recorder.events.count == 1)  // passed on once the answer was sent
+            #expect(try channel.readInbound(as: HTTPServerRequestPart.self) == nil)  // Hummingbird saw nothing
+
+            // Another request goes through, and so does the next close request.
+            try channel.writeInbound(HTTPServerRequestPart.head(Self.head(.GET, "/health")))
+            #expect(try channel.readInbound(as: HTTPServerRequestPart.self) != nil)
+            channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+            #expect(recorder.events.count == 2)
+            _ = try channel.finish(acceptAlreadyClosed: true)
         }
     }
 
@@ -133,6 +172,17 @@ struct ContentFastPathTests {
             let metrics = try await client.execute(uri: "/metrics", method: .get)
             #expect(String(buffer: metrics.body).contains(#"route="/documents/{id}/content""#))
         }
+    }
+}
+
+/// Records the user events that reach it.
+final class EventRecorder: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    var events: [Any] = []
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        events.append(event)
     }
 }
 

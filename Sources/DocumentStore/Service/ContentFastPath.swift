@@ -92,6 +92,11 @@ final class ContentFastPathHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var answer: (HTTPResponseHead, ByteBuffer)?
     /// The `Date` header of the current second.
     private var date: (second: Int, text: String) = (-1, "")
+    /// Answers written but not yet taken by the kernel.
+    private var unsent = 0
+    /// A request to close when idle (graceful shutdown) held until the answers are sent: Hummingbird, which
+    /// never sees them, would otherwise close the connection under an answer still being written.
+    private var heldQuiesce: Any?
 
     init(fastPath: ContentFastPath) {
         self.fastPath = fastPath
@@ -112,11 +117,28 @@ final class ContentFastPathHandler: ChannelDuplexHandler, RemovableChannelHandle
                 answer = nil
                 context.write(wrapOutboundOut(.head(head)), promise: nil)
                 context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                unsent += 1
+                let sent = context.eventLoop.makePromise(of: Void.self)
+                sent.futureResult.assumeIsolated().whenComplete { _ in
+                    self.unsent -= 1
+                    if self.unsent == 0, let event = self.heldQuiesce {
+                        self.heldQuiesce = nil
+                        context.fireUserInboundEventTriggered(event)
+                    }
+                }
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: sent)
                 return
             }
         }
         context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, unsent > 0 || answer != nil {
+            heldQuiesce = event
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
