@@ -8,12 +8,7 @@ extension Document {
     /// Sets the metadata of the first provider's PDF; the document has unsaved changes until ``save()``.
     /// - Throws: ``DocumentError/closed``, or the first provider's opening error.
     public func setMetadata(_ metadata: DocumentMetadata) throws {
-        try edit(partAt: 0) { pdf in
-            pdf.metadata = PDFMetadata(
-                title: metadata.title, author: metadata.author, subject: metadata.subject,
-                keywords: metadata.keywords, creator: metadata.creator, producer: metadata.producer,
-                creationDate: metadata.creationDate, modificationDate: metadata.modificationDate)
-        }
+        try edit(partAt: 0) { pdf in pdf.metadata = metadata.pdfMetadata }
     }
 
     /// Adds a note or a highlight to a page; the document has unsaved changes until ``save()``.

@@ -193,11 +193,7 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
     /// The metadata of the first provider's PDF (empty when it could not be opened).
     public var metadata: DocumentMetadata {
         guard let pdf = state.withLock({ $0.parts.first?.pdf }) else { return DocumentMetadata() }
-        let value = pdf.metadata
-        return DocumentMetadata(
-            title: value.title, author: value.author, subject: value.subject, keywords: value.keywords,
-            creator: value.creator, producer: value.producer, creationDate: value.creationDate,
-            modificationDate: value.modificationDate)
+        return DocumentMetadata(pdf.metadata)
     }
 
     // MARK: shared helpers

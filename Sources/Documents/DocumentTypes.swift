@@ -1,4 +1,5 @@
 import Foundation
+import Poppler
 
 /// What kind of conflict a document's file is in.
 public enum FileConflictType: String, Sendable, Hashable {
@@ -57,6 +58,21 @@ public struct DocumentMetadata: Sendable, Equatable {
         self.producer = producer
         self.creationDate = creationDate
         self.modificationDate = modificationDate
+    }
+
+    /// The same entries as a poppler `PDFMetadata`.
+    init(_ metadata: PDFMetadata) {
+        self.init(
+            title: metadata.title, author: metadata.author, subject: metadata.subject, keywords: metadata.keywords,
+            creator: metadata.creator, producer: metadata.producer, creationDate: metadata.creationDate,
+            modificationDate: metadata.modificationDate)
+    }
+
+    /// The same entries as a poppler `PDFMetadata`.
+    var pdfMetadata: PDFMetadata {
+        PDFMetadata(
+            title: title, author: author, subject: subject, keywords: keywords, creator: creator, producer: producer,
+            creationDate: creationDate, modificationDate: modificationDate)
     }
 }
 

@@ -57,11 +57,7 @@ struct ContentFastPathTests {
     func quiesceWaitsForAnswer() async throws {
         let service = try DocumentService()
         try await service.run { client in
-            let url = try service.place("one-page.pdf")
-            let created = try await client.execute(
-                uri: "/documents", method: .post, headers: [.contentType: "application/json"],
-                body: ByteBuffer(string: #"{"files": ["\#(url.path)"]}"#))
-            let id = try #require(created.headers[.location]?.split(separator: "/").last.map(String.init))
+            let (id, _, _) = try await CoherenceTests.registered(service, client)
             let fastPath = ContentFastPath(
                 library: service.library, metrics: StoreMetrics(), logger: Logger(label: "quire.test"),
                 logLevel: .trace, serverName: "quire")

@@ -75,9 +75,15 @@ extension DocumentLibrary {
 
     /// A file of an open document moved (the provider follows it).
     func fileMoved(_ open: OpenDocument, from: URL, to: URL) async {
-        guard let record = try? await catalog.document(open.id) else { return }
+        await recordMove(open.id, from: from, to: to) { _ in open.providers.map(\.fileURL.path) }
+    }
+
+    /// Records a move of one of document `id`'s files: the record takes the files `files` gives for its old
+    /// ones, with a `moved` event, unless they are unchanged.
+    func recordMove(_ id: DocumentID, from: URL, to: URL, files: ([String]) -> [String]) async {
+        guard let record = try? await catalog.document(id) else { return }
         var updated = record
-        updated.files = open.providers.map(\.fileURL.path)
+        updated.files = files(record.files)
         updated.updatedAt = Date()
         guard updated.files != record.files else { return }
         await self.record(.moved, updated, extra: ["from": from.path, "to": to.path])

@@ -74,7 +74,8 @@ extension DocumentLibrary {
     /// - Throws: 404, or 422 when the file cannot be read.
     public func content(_ id: DocumentID) async throws -> (ByteBuffer, EntityTag) {
         if let cached = cachedContent(id) { return cached }
-        if let open = state.withLock({ $0.open[id] }), let buffer = open.contentBuffer() {
+        if let bytes = state.withLock({ $0.open[id] })?.providers.first?.lastReadContents {
+            let buffer = ByteBuffer(bytes: bytes)
             let record = try await record(id)
             return (buffer, record.etag)
         }

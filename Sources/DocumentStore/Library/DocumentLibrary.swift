@@ -257,12 +257,9 @@ public final class DocumentLibrary: Sendable {
     private func dormantFileMoved(_ id: DocumentID, from: URL, to: URL) {
         Task {
             _ = try? await lane(id).run {
-                guard let record = try await self.catalog.document(id) else { return }
-                var updated = record
-                updated.files = record.files.map { $0 == from.path ? to.path : $0 }
-                updated.updatedAt = Date()
-                guard updated.files != record.files else { return }
-                await self.record(.moved, updated, extra: ["from": from.path, "to": to.path])
+                await self.recordMove(id, from: from, to: to) { files in
+                    files.map { $0 == from.path ? to.path : $0 }
+                }
             }
         }
     }

@@ -48,15 +48,6 @@ final class OpenDocument: @unchecked Sendable {
         answers.withLock { $0 = Answers(info: info, tag: tag, json: json) }
     }
 
-    /// The content as a response body (the bytes the document last read), built once per version.
-    func contentBuffer() -> ByteBuffer? {
-        if let content = answers.withLock({ $0?.content }) { return content }
-        guard let bytes = providers.first?.lastReadContents else { return nil }
-        let buffer = ByteBuffer(bytes: bytes)
-        answers.withLock { if $0 != nil { $0?.content = buffer } }
-        return buffer
-    }
-
     /// The content and tag of the version the cached answers describe, without waiting for anything: nil when no
     /// answers are cached (a change dropped them) or the document has no bytes.
     func cachedContent() -> (ByteBuffer, EntityTag)? {

@@ -61,17 +61,11 @@ struct ContentFastPath: Sendable {
         headers.add(name: "X-Request-ID", value: requestID)
         headers.add(name: "Date", value: date)
         if let serverName { headers.add(name: "Server", value: serverName) }
-        let duration = ContinuousClock.now - start
-        metrics.recordRequest(route: Self.route, method: .get, status: .ok, duration: duration)
-        if logger.logLevel <= logLevel {
-            logger.log(
-                level: logLevel, "GET \(head.uri) 200",
-                metadata: [
-                    "hb.request.id": .string(requestID), "http.route": .string(Self.route), "http.status": "200",
-                    "duration_ms": .string(RequestTelemetryMiddleware.milliseconds(duration)),
-                    "document": .string(id.rawValue),
-                ])
-        }
+        var requestLogger = logger
+        if logger.logLevel <= logLevel { requestLogger[metadataKey: "hb.request.id"] = .string(requestID) }
+        RequestTelemetryMiddleware.observe(
+            method: .get, path: head.uri, route: Self.route, status: .ok, duration: ContinuousClock.now - start,
+            document: id.rawValue, logger: requestLogger, level: logLevel, metrics: metrics)
         return (HTTPResponseHead(version: .http1_1, status: .ok, headers: headers), bytes)
     }
 }

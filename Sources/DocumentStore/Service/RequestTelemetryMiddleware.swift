@@ -22,17 +22,28 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
         let duration = ContinuousClock.now - start
         let route = context.endpointPath ?? "NotFound"
         response.headers[.requestID] = context.id
-        metrics.recordRequest(route: route, method: request.method, status: response.status, duration: duration)
-        guard context.logger.logLevel <= level else { return response }
+        Self.observe(
+            method: request.method, path: request.uri.path, route: route, status: response.status,
+            duration: duration, document: context.parameters.get("id"), logger: context.logger, level: level,
+            metrics: metrics)
+        return response
+    }
+
+    /// Records one answered request: its metrics, and its log line when `logger` logs at `level` (the logger
+    /// carries the request id). Shared with ``ContentFastPath``, whose answers never pass through here.
+    static func observe(
+        method: HTTPRequest.Method, path: String, route: String, status: HTTPResponse.Status, duration: Duration,
+        document: String?, logger: Logger, level: Logger.Level, metrics: StoreMetrics
+    ) {
+        metrics.recordRequest(route: route, method: method, status: status, duration: duration)
+        guard logger.logLevel <= level else { return }
         var metadata: Logger.Metadata = [
             "http.route": .string(route),
-            "http.status": .stringConvertible(response.status.code),
-            "duration_ms": .string(Self.milliseconds(duration)),
+            "http.status": .stringConvertible(status.code),
+            "duration_ms": .string(milliseconds(duration)),
         ]
-        if let document = context.parameters.get("id") { metadata["document"] = .string(document) }
-        context.logger.log(
-            level: level, "\(request.method) \(request.uri.path) \(response.status.code)", metadata: metadata)
-        return response
+        if let document { metadata["document"] = .string(document) }
+        logger.log(level: level, "\(method) \(path) \(status.code)", metadata: metadata)
     }
 
     /// A duration in milliseconds with three decimals (`12.345`).
