@@ -45,13 +45,16 @@ let package = Package(
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
         .target(name: "Poppler", dependencies: ["CPoppler", "CPNG"]),
+        // The Linux-only system calls Swift's Glibc module does not export (openat2, accept4, pipe2,
+        // SO_PEERCRED), as swift-nio's CNIOLinux: one small C boundary.
+        .target(name: "CQuireLinux"),
         // The arbiter: a pure state machine (no Foundation, no Glibc, no I/O).
         .target(name: "CoordinationArbiter"),
-        .target(name: "FileCoordination", dependencies: ["CoordinationArbiter"]),
+        .target(name: "FileCoordination", dependencies: ["CoordinationArbiter", "CQuireLinux"]),
         // Apple's names (NSFileCoordinator, NSFilePresenter, NSFileAccessIntent) over the same machinery.
         .target(name: "FileCoordinationCompat", dependencies: ["FileCoordination"]),
         // Data providers, coordinated file providers, Document, FilePresenterCoordinator, conflicts.
-        .target(name: "Documents", dependencies: ["FileCoordination", "Poppler"]),
+        .target(name: "Documents", dependencies: ["FileCoordination", "Poppler", "CQuireLinux"]),
         // The store (catalog + files + event log) and its HTTP service. Document routes arrive with `Documents`.
         .target(
             name: "DocumentStore",

@@ -30,6 +30,8 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         var waitObserver: (@Sendable (Duration) -> Void)?
         /// The delegate was told the file is gone (until the file is seen again).
         var deletionReported = false
+        /// The delegate was told the file cannot be read (until it is read again).
+        var unreadableReported = false
     }
 
     private let state = Mutex(State())
@@ -39,13 +41,14 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     private let presenterQueue: OperationQueue
     private let changeQueue: DispatchQueue
 
-    /// Makes a provider for the file at `fileURL`. Nothing is read until asked for.
-    public override init(fileURL: URL) {
+    /// Makes a provider for the file at `fileURL`, confined beneath `confinement`'s root when one is given
+    /// (see ``FileDataProvider``). Nothing is read until asked for.
+    public override init(fileURL: URL, confinement: FileConfinement? = nil) {
         presenterQueue = OperationQueue()
         presenterQueue.maxConcurrentOperationCount = 1
         presenterQueue.name = "quire.provider.presenter"
         changeQueue = DispatchQueue(label: "quire.provider.changes")
-        super.init(fileURL: fileURL)
+        super.init(fileURL: fileURL, confinement: confinement)
     }
 
     // MARK: CoordinatedFileDataProviding
@@ -103,7 +106,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     /// All the bytes, read inside a coordinated read; remembered as the last-read content.
     /// - Throws: a ``DataProviderError`` or a `FileCoordinationError`.
     open override func data() throws -> Data {
-        let bytes = try coordinatedRead { url in try FileSystemCalls.readFile(url.path) }
+        let bytes = try coordinatedRead { url in try FileSystemCalls.readFile(url.path, confinement: self.confinement) }
         remember(ContentFingerprint(of: bytes), bytes: bytes)
         return bytes
     }
@@ -111,19 +114,19 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     /// At most `size` bytes at `offset`, read inside a coordinated read.
     /// - Throws: a ``DataProviderError`` or a `FileCoordinationError`.
     open override func readData(size: Int, atOffset offset: UInt64) throws -> Data {
-        try coordinatedRead { url in try FileSystemCalls.readChunk(url.path, size: size, offset: offset) }
+        try coordinatedRead { url in try FileSystemCalls.readChunk(url.path, size: size, offset: offset, confinement: confinement) }
     }
 
     /// The file's size, read inside a coordinated read (0 if it cannot be read).
     open override var size: UInt64 {
-        (try? coordinatedRead { url in try FileSystemCalls.status(url.path).map { UInt64($0.st_size) } ?? 0 }) ?? 0
+        (try? coordinatedRead { url in try FileSystemCalls.status(url.path, confinement: confinement).map { UInt64($0.st_size) } ?? 0 }) ?? 0
     }
 
     /// A sink beside the file; an `.append` sink copies the current bytes inside a coordinated read.
     /// - Throws: a ``DataProviderError`` or a `FileCoordinationError`.
     open override func createDataSink(options: DataSinkOptions) throws -> any DataSink {
         try makeSink(options: options, retainingBytes: true) {
-            try self.coordinatedRead { url in try FileSystemCalls.readFile(url.path) }
+            try self.coordinatedRead { url in try FileSystemCalls.readFile(url.path, confinement: self.confinement) }
         }
     }
 
@@ -142,7 +145,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     /// Removes the file inside a coordinated `.forDeleting` write (other presenters accommodate first).
     /// - Throws: a ``DataProviderError`` or a `FileCoordinationError` (or a presenter's refusal).
     open override func deleteData() throws {
-        try coordinatedWrite(options: .forDeleting) { url in try FileSystemCalls.unlink(url.path) }
+        try coordinatedWrite(options: .forDeleting) { url in try FileSystemCalls.unlink(url.path, confinement: confinement) }
         state.withLock { $0.deletionReported = true }  // its own deletion is not news to its delegate
     }
 
@@ -221,7 +224,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         guard let delegate = coordinationDelegate else { return }
         let current: ContentFingerprint
         do {
-            current = try coordinatedRead { url in try FileSystemCalls.fingerprintOfFile(url.path) }
+            current = try coordinatedRead { url in try FileSystemCalls.fingerprintOfFile(url.path, confinement: confinement) }
         } catch let error as DataProviderError where error.isFileMissing {
             let unreported = state.withLock { state in
                 guard verifying, state.fingerprint != nil, !state.deletionReported else { return false }
@@ -230,17 +233,37 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
             }
             if unreported { delegate.accommodatePresentedItemDeletion(for: self) { _ in } }
             return
+        } catch is DataProviderError {
+            // Something is there that cannot be read as this file (a symbolic link, FIFO, device or directory in
+            // its place, a second hard link under confinement, a read error): the delegate hears of it once, and
+            // its reload learns what is wrong.
+            let report = state.withLock { state in
+                defer { state.unreadableReported = true }
+                return !state.unreadableReported
+            }
+            if report { delegate.presentedItemDidChange(for: self) }
+            return
         } catch {
-            return  // unreadable for now: nothing known changed
+            return  // coordination failed (timed out, say): nothing is known of the file
         }
         let changed = state.withLock { state in
             defer {
                 state.fingerprint = current
                 state.deletionReported = false
+                state.unreadableReported = false
             }
-            return state.fingerprint != current
+            return state.fingerprint != current || state.unreadableReported
         }
         if changed { delegate.presentedItemDidChange(for: self) }
+    }
+
+    /// Checks the file once more shortly after the presenter was registered (once the watcher surely sees the
+    /// file, past the echo window of any coordinated write of this process): a change made between the
+    /// provider's last read and its registration reached no presenter, and is reported now. Whoever registers a
+    /// provider whose file another program may change at any moment (a service, right after an upload) calls it
+    /// after `FilePresenterCoordinator.observe`. Costs one coordinated read and a fingerprint.
+    public func verifyAfterRegistration() {
+        scheduleVerification()
     }
 
     /// Checks the file again once the watcher's suppression of a coordinated write's echo is surely over: a
@@ -259,6 +282,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     private func remember(_ fingerprint: ContentFingerprint, bytes: Data?) {
         state.withLock { state in
             state.fingerprint = fingerprint
+            state.unreadableReported = false
             if let bytes { state.fileCopy = bytes }
         }
     }

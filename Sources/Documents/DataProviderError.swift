@@ -18,6 +18,21 @@ public enum DataProviderError: Error, Sendable, Equatable, CustomStringConvertib
     case sinkConsumed
     /// A write to the sink failed earlier, with this cause: the save cannot go on.
     case sinkFailed(String)
+    /// The path names something other than a regular file (`kind`: "FIFO", "character device", "socket", …);
+    /// nothing was read from it.
+    case notRegularFile(path: String, kind: String)
+    /// The path leads out of the directory the provider is confined to (``FileConfinement``): a symbolic link
+    /// or `..` on the way, or a path that is not beneath `root` at all.
+    case outsideConfinement(path: String, root: String)
+    /// The file has `count` hard links; a confined provider reads only files with one (another link may lie
+    /// outside its directory).
+    case multipleLinks(path: String, count: Int)
+
+    /// The error number of a failed system call, or nil for the other cases.
+    public var errno: Int32? {
+        if case .io(_, _, let number) = self { return number }
+        return nil
+    }
 
     /// Whether the failure means the file does not exist.
     public var isFileMissing: Bool {
@@ -42,6 +57,12 @@ public enum DataProviderError: Error, Sendable, Equatable, CustomStringConvertib
             return "the data sink was already used to replace the contents: make a new one"
         case .sinkFailed(let cause):
             return "an earlier write to the data sink failed (\(cause)): the save was abandoned"
+        case .notRegularFile(let path, let kind):
+            return "\(path): is a \(kind), not a regular file; nothing was read from it"
+        case .outsideConfinement(let path, let root):
+            return "\(path): leads out of \(root) (a symbolic link or \"..\" on the way, or not beneath it); refused"
+        case .multipleLinks(let path, let count):
+            return "\(path): has \(count) hard links; only files with one link are read (another may lie outside)"
         }
     }
 }

@@ -7,15 +7,24 @@ import Synchronization
 /// ``FileDataSink`` (a temporary file beside this one) that ``replaceContents(with:)`` renames over the file:
 /// readers see the old bytes or the new ones, never a mixture, and a crash leaves the old file whole.
 /// Symbolic links are not resolved (as Nutrient's). Every member is `open`.
+///
+/// A provider made with a ``FileConfinement`` opens, creates, renames and removes its file only beneath the
+/// confinement's root, through a descriptor of it, following no symbolic link, and reads only a regular file with
+/// one link: what a service that must never serve a file outside its directories needs. Without one, any regular
+/// file at the path is read (a FIFO, device or socket is refused either way).
 open class FileDataProvider: FileDataProviding, WritableDataProviding, @unchecked Sendable {
     private let location: Mutex<URL>
     private let initialPath: String
+    /// The directory the file must stay beneath, if any.
+    public let confinement: FileConfinement?
 
-    /// Makes a provider for the file at `fileURL` (which need not exist yet).
-    public init(fileURL: URL) {
+    /// Makes a provider for the file at `fileURL` (which need not exist yet), confined beneath
+    /// `confinement`'s root when one is given.
+    public init(fileURL: URL, confinement: FileConfinement? = nil) {
         let url = fileURL.standardizedFileURL
         location = Mutex(url)
         initialPath = url.path
+        self.confinement = confinement
     }
 
     /// The file.
@@ -26,7 +35,7 @@ open class FileDataProvider: FileDataProviding, WritableDataProviding, @unchecke
 
     /// The file's size now (0 if it cannot be read).
     open var size: UInt64 {
-        (try? FileSystemCalls.status(fileURL.path)).flatMap { $0 }.map { UInt64($0.st_size) } ?? 0
+        (try? FileSystemCalls.status(fileURL.path, confinement: confinement)).flatMap { $0 }.map { UInt64($0.st_size) } ?? 0
     }
 
     /// Whether the file exists and this process may write it (or, if it does not exist, create it).
@@ -40,13 +49,13 @@ open class FileDataProvider: FileDataProviding, WritableDataProviding, @unchecke
     /// - Throws: ``DataProviderError/io(path:call:errno:)`` (a missing file has `errno` ENOENT) or
     ///   ``DataProviderError/isDirectory(path:)``.
     open func data() throws -> Data {
-        try FileSystemCalls.readFile(fileURL.path)
+        try FileSystemCalls.readFile(fileURL.path, confinement: confinement)
     }
 
     /// At most `size` bytes at `offset`; fewer (or none) at and past the end of the file.
     /// - Throws: as ``data()``.
     open func readData(size: Int, atOffset offset: UInt64) throws -> Data {
-        try FileSystemCalls.readChunk(fileURL.path, size: size, offset: offset)
+        try FileSystemCalls.readChunk(fileURL.path, size: size, offset: offset, confinement: confinement)
     }
 
     /// A sink on a new temporary file beside this one, with the same extension; `.append` copies the current
@@ -68,7 +77,7 @@ open class FileDataProvider: FileDataProviding, WritableDataProviding, @unchecke
     /// Removes the file.
     /// - Throws: ``DataProviderError/io(path:call:errno:)``.
     open func deleteData() throws {
-        try FileSystemCalls.unlink(fileURL.path)
+        try FileSystemCalls.unlink(fileURL.path, confinement: confinement)
     }
 
     /// Nothing is cached: every read opens the file anew. Subclasses that cache should drop it here.
@@ -113,7 +122,6 @@ open class FileDataProvider: FileDataProviding, WritableDataProviding, @unchecke
     /// Renames a consumed sink over `target` and syncs the directory.
     static func rename(_ sink: any DataSink, over target: URL) throws {
         guard let sink = sink as? FileDataSink else { throw DataProviderError.foreignSink }
-        try FileSystemCalls.rename(sink.fileURL.path, to: target.path)
-        try FileSystemCalls.syncDirectory(target.deletingLastPathComponent().path)
+        try FileSystemCalls.replace(target.path, with: sink.fileURL.path, confinement: sink.owner?.confinement)
     }
 }

@@ -27,9 +27,11 @@ public final class FileDataSink: DataSink, @unchecked Sendable {
     init(beside target: URL, options: DataSinkOptions, owner: FileDataProvider, retainingBytes: Bool)
         throws(DataProviderError)
     {
-        let (descriptor, path) = try FileSystemCalls.makeTemporaryFile(beside: target)
+        let (descriptor, path) = try FileSystemCalls.makeTemporaryFile(
+            beside: target, confinement: owner.confinement)
         do {
-            try FileSystemCalls.copyPermissions(to: descriptor, path: path, from: target.path)
+            try FileSystemCalls.copyPermissions(
+                to: descriptor, path: path, from: target.path, confinement: owner.confinement)
         } catch {
             FileSystemCalls.closeDescriptor(descriptor)
             FileSystemCalls.unlinkQuietly(path)

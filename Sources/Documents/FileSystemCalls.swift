@@ -19,9 +19,14 @@ enum FileSystemCalls {
         }
     }
 
-    /// Opens `path` for reading (a regular file only).
-    static func openForReading(_ path: String) throws(DataProviderError) -> Int32 {
-        let descriptor = try call("open", path: path) { open(path, O_RDONLY | O_CLOEXEC) }
+    /// Opens `path` for reading: through `confinement` when there is one (beneath its root, no symbolic link,
+    /// one link), else directly. Either way only a regular file is accepted, and it is opened non-blocking
+    /// first, so that a FIFO put in its place never stalls the reader.
+    static func openForReading(_ path: String, confinement: FileConfinement? = nil) throws(DataProviderError)
+        -> Int32
+    {
+        if let confinement { return try confinement.openForReading(path) }
+        let descriptor = try call("open", path: path) { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
         var info = stat()
         do {
             try call("fstat", path: path) { fstat(descriptor, &info) }
@@ -29,11 +34,26 @@ enum FileSystemCalls {
             close(descriptor)
             throw error
         }
-        if info.st_mode & S_IFMT == S_IFDIR {
+        let kind = info.st_mode & S_IFMT
+        if kind != S_IFREG {
             close(descriptor)
-            throw .isDirectory(path: path)
+            if kind == S_IFDIR { throw .isDirectory(path: path) }
+            throw .notRegularFile(path: path, kind: kindName(kind))
         }
         return descriptor
+    }
+
+    /// A file type's name for messages.
+    static func kindName(_ kind: mode_t) -> String {
+        switch kind {
+        case S_IFDIR: return "directory"
+        case S_IFIFO: return "FIFO"
+        case S_IFCHR: return "character device"
+        case S_IFBLK: return "block device"
+        case S_IFSOCK: return "socket"
+        case S_IFLNK: return "symbolic link"
+        default: return "special file"
+        }
     }
 
     /// The size of the open file.
@@ -43,8 +63,10 @@ enum FileSystemCalls {
         return UInt64(info.st_size)
     }
 
-    /// The file's status, or nil if it does not exist.
-    static func status(_ path: String) throws(DataProviderError) -> stat? {
+    /// The file's status, or nil if it does not exist; through `confinement` when there is one (then only a
+    /// regular file beneath its root counts).
+    static func status(_ path: String, confinement: FileConfinement? = nil) throws(DataProviderError) -> stat? {
+        if let confinement { return try confinement.status(path) }
         var info = stat()
         while stat(path, &info) == -1 {
             if errno == EINTR { continue }
@@ -55,8 +77,8 @@ enum FileSystemCalls {
     }
 
     /// Reads the whole file.
-    static func readFile(_ path: String) throws(DataProviderError) -> Data {
-        let descriptor = try openForReading(path)
+    static func readFile(_ path: String, confinement: FileConfinement? = nil) throws(DataProviderError) -> Data {
+        let descriptor = try openForReading(path, confinement: confinement)
         defer { close(descriptor) }
         // One byte more than the size, so that the read that finds the end needs no larger buffer; the file may
         // still grow or shrink while it is read (an uncoordinated writer): read until end of file.
@@ -77,8 +99,10 @@ enum FileSystemCalls {
     }
 
     /// The fingerprint of a file's content, read through one descriptor in pieces (no copy of the whole file).
-    static func fingerprintOfFile(_ path: String) throws(DataProviderError) -> ContentFingerprint {
-        let descriptor = try openForReading(path)
+    static func fingerprintOfFile(_ path: String, confinement: FileConfinement? = nil) throws(DataProviderError)
+        -> ContentFingerprint
+    {
+        let descriptor = try openForReading(path, confinement: confinement)
         defer { close(descriptor) }
         var hasher = ContentFingerprint.Hasher64()
         let piece = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
@@ -92,9 +116,11 @@ enum FileSystemCalls {
     }
 
     /// Reads at most `size` bytes at `offset` (fewer at end of file).
-    static func readChunk(_ path: String, size: Int, offset: UInt64) throws(DataProviderError) -> Data {
+    static func readChunk(_ path: String, size: Int, offset: UInt64, confinement: FileConfinement? = nil)
+        throws(DataProviderError) -> Data
+    {
         guard size > 0 else { return Data() }
-        let descriptor = try openForReading(path)
+        let descriptor = try openForReading(path, confinement: confinement)
         defer { close(descriptor) }
         var data = Data(count: size)
         var filled = 0
@@ -122,13 +148,28 @@ enum FileSystemCalls {
     }
 
     /// Creates a new, empty temporary file next to `url`, hidden and with the same extension:
-    /// `.NAME.quire-XXXXXX.EXT`. Returns its descriptor and path.
-    static func makeTemporaryFile(beside url: URL) throws(DataProviderError) -> (descriptor: Int32, path: String) {
+    /// `.NAME.quire-XXXXXX.EXT`; in a directory opened through `confinement` when there is one. Returns its
+    /// descriptor and path.
+    static func makeTemporaryFile(beside url: URL, confinement: FileConfinement? = nil) throws(DataProviderError)
+        -> (descriptor: Int32, path: String)
+    {
         let directory = url.deletingLastPathComponent().path
         let pathExtension = url.pathExtension
         let suffix = pathExtension.isEmpty ? "" : "." + pathExtension
-        var template = Array(
-            "\(directory)/.\(url.deletingPathExtension().lastPathComponent).quire-XXXXXX\(suffix)".utf8CString)
+        let stem = ".\(url.deletingPathExtension().lastPathComponent).quire-"
+        if let confinement {
+            let (parent, _) = try confinement.openParent(of: url.path)
+            defer { closeDescriptor(parent) }
+            let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+            while true {
+                let name = stem + String((0..<6).map { _ in letters.randomElement()! }) + suffix
+                let descriptor = openat(parent, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                if descriptor >= 0 { return (descriptor, directory + "/" + name) }
+                if errno == EEXIST || errno == EINTR { continue }
+                throw .io(path: directory, call: "openat", errno: errno)
+            }
+        }
+        var template = Array("\(directory)/\(stem)XXXXXX\(suffix)".utf8CString)
         let descriptor = try template.withUnsafeMutableBufferPointer { buffer throws(DataProviderError) in
             try call("mkstemps", path: directory) { mkstemps(buffer.baseAddress!, Int32(suffix.utf8.count)) }
         }
@@ -138,9 +179,11 @@ enum FileSystemCalls {
     }
 
     /// Gives the file the permission bits of `model` if it exists, else 0666 minus the umask.
-    static func copyPermissions(to descriptor: Int32, path: String, from model: String) throws(DataProviderError) {
+    static func copyPermissions(
+        to descriptor: Int32, path: String, from model: String, confinement: FileConfinement? = nil
+    ) throws(DataProviderError) {
         let mode: mode_t
-        if let info = try status(model) {
+        if let info = try? status(model, confinement: confinement) ?? nil {
             mode = info.st_mode & 0o7777
         } else {
             let mask = umask(0o022)
@@ -162,14 +205,32 @@ enum FileSystemCalls {
         try call("fsync", path: path) { fsync(descriptor) }
     }
 
-    /// Renames `source` over `destination` (atomically replacing it).
-    static func rename(_ source: String, to destination: String) throws(DataProviderError) {
-        try call("rename", path: destination) { Glibc.rename(source, destination) }
+    /// Renames `source` over `destination` (atomically replacing it), in the same directory, and flushes the
+    /// directory's entries to disk; through a directory opened by `confinement` when there is one.
+    static func replace(_ destination: String, with source: String, confinement: FileConfinement? = nil)
+        throws(DataProviderError)
+    {
+        guard let confinement else {
+            try call("rename", path: destination) { Glibc.rename(source, destination) }
+            try syncDirectory(URL(fileURLWithPath: destination).deletingLastPathComponent().path)
+            return
+        }
+        let (parent, name) = try confinement.openParent(of: destination)
+        defer { closeDescriptor(parent) }
+        let sourceName = URL(fileURLWithPath: source).lastPathComponent
+        try call("renameat", path: destination) { renameat(parent, sourceName, parent, name) }
+        try call("fsync", path: destination) { fsync(parent) }
     }
 
-    /// Removes a file.
-    static func unlink(_ path: String) throws(DataProviderError) {
-        try call("unlink", path: path) { Glibc.unlink(path) }
+    /// Removes a file; through a directory opened by `confinement` when there is one.
+    static func unlink(_ path: String, confinement: FileConfinement? = nil) throws(DataProviderError) {
+        guard let confinement else {
+            try call("unlink", path: path) { Glibc.unlink(path) }
+            return
+        }
+        let (parent, name) = try confinement.openParent(of: path)
+        defer { closeDescriptor(parent) }
+        try call("unlinkat", path: path) { unlinkat(parent, name, 0) }
     }
 
     /// Removes a file, ignoring every failure (for cleaning up temporary files).

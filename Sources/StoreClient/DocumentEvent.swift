@@ -36,6 +36,8 @@ public struct DocumentEvent: Sendable, Hashable, Codable {
         public static let resolved = EventType(rawValue: "resolved")
         /// Its edits were saved.
         public static let saved = EventType(rawValue: "saved")
+        /// A file of it stopped being a readable PDF (`file`, `reason`).
+        public static let damaged = EventType(rawValue: "damaged")
     }
 
     /// The event's id: ids only grow, across restarts of the service too.

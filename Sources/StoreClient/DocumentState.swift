@@ -8,4 +8,7 @@ public enum DocumentState: String, Sendable, Hashable, Codable, CaseIterable {
     case conflict
     /// The document's files are gone.
     case deleted
+    /// A file is no longer a readable PDF (or not a regular file with one link beneath its root); pages and
+    /// content are refused until it is one again.
+    case damaged
 }

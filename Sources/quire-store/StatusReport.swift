@@ -33,6 +33,7 @@ struct StatusReport: Encodable {
             case .clean: nil
             case .dirty: "unsaved edits"
             case .deleted: "its files are gone"
+            case .damaged: "a file is not a readable PDF"
             case .conflict:
                 conflict.map { "\($0.type.rawValue) of \($0.file)" } ?? "conflict (it changed while being read)"
             }

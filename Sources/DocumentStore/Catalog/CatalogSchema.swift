@@ -33,6 +33,49 @@ enum CatalogSchema {
                 table.column("extra", .text).notNull().defaults(to: "{}")  // JSON object of strings
             }
         }
+        // SQLite cannot change a CHECK constraint: both tables are made anew with the wider ones and their rows
+        // copied (event ids, and the sequence that gives them, kept).
+        migrator.registerMigration("v2: the damaged state and event") { db in
+            let documents = DocumentRecord.databaseTableName
+            let events = StoreEvent.databaseTableName
+            try db.create(table: documents + "_v2") { table in
+                table.primaryKey("id", .text)
+                table.column("files", .text).notNull()
+                table.column("origin", .text).notNull().check(sql: "origin IN ('upload', 'registered')")
+                table.column("title", .text)
+                table.column("pageCount", .integer).notNull().check(sql: "pageCount >= 0")
+                table.column("size", .integer).notNull().check(sql: "size >= 0")
+                table.column("etag", .text).notNull()
+                table.column("state", .text).notNull()
+                    .check(sql: "state IN ('clean', 'dirty', 'conflict', 'deleted', 'damaged')")
+                table.column("conflictType", .text).check(sql: "conflictType IN ('deletion', 'modification')")
+                table.column("createdAt", .integer).notNull()
+                table.column("updatedAt", .integer).notNull()
+                table.check(sql: "(state = 'conflict') = (conflictType IS NOT NULL)")
+            }
+            try db.execute(sql: "INSERT INTO \(documents)_v2 SELECT * FROM \(documents)")
+            try db.drop(table: documents)
+            try db.rename(table: documents + "_v2", to: documents)
+            let sequence =
+                try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [events]) ?? 0
+            try db.create(table: events + "_v2") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("type", .text).notNull()
+                    .check(
+                        sql:
+                            "type IN ('created', 'changed', 'moved', 'deleted', 'conflict', 'resolved', 'saved', 'damaged')"
+                    )
+                table.column("documentId", .text).notNull()
+                table.column("etag", .text)
+                table.column("at", .integer).notNull()
+                table.column("extra", .text).notNull().defaults(to: "{}")
+            }
+            try db.execute(sql: "INSERT INTO \(events)_v2 SELECT * FROM \(events)")
+            try db.drop(table: events)
+            try db.rename(table: events + "_v2", to: events)
+            try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = ?", arguments: [events])
+            try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [events, sequence])
+        }
         return migrator
     }
 }

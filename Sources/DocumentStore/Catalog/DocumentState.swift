@@ -11,6 +11,10 @@ public enum DocumentState: Sendable, Hashable {
     case conflict(ConflictType)
     /// The document's files are gone and the document is kept only as a record.
     case deleted
+    /// A file of the document is no longer a PDF that opens (overwritten with something else, damaged, or
+    /// replaced by a symbolic link, FIFO, device, directory or second hard link, which are never read): its
+    /// pages, text, images and content are refused until the file is a readable PDF again.
+    case damaged
 
     /// Why a document is in conflict (the names of `FileConflictType` in the Documents module).
     public enum ConflictType: String, Sendable, Hashable, CaseIterable {
@@ -20,13 +24,14 @@ public enum DocumentState: Sendable, Hashable {
         case modification
     }
 
-    /// The state's name: `clean`, `dirty`, `conflict` or `deleted`.
+    /// The state's name: `clean`, `dirty`, `conflict`, `deleted` or `damaged`.
     public var name: String {
         switch self {
         case .clean: return "clean"
         case .dirty: return "dirty"
         case .conflict: return "conflict"
         case .deleted: return "deleted"
+        case .damaged: return "damaged"
         }
     }
 
@@ -44,6 +49,7 @@ public enum DocumentState: Sendable, Hashable {
         case ("dirty", nil): self = .dirty
         case ("conflict", let type?): self = .conflict(type)
         case ("deleted", nil): self = .deleted
+        case ("damaged", nil): self = .damaged
         default: return nil
         }
     }

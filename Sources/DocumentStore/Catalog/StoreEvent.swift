@@ -20,6 +20,9 @@ public struct StoreEvent: Sendable, Hashable {
         case resolved
         /// The document's edits were saved to its files.
         case saved
+        /// A file of the document stopped being a readable PDF (state `damaged`); `extra` has `file` and
+        /// `reason`. A `changed` event follows when it is one again.
+        case damaged
     }
 
     /// The event's id, given by the log when the event is appended; nil before.

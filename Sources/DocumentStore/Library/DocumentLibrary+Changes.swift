@@ -41,7 +41,9 @@ extension DocumentLibrary {
             return
         }
         let updated = Self.updated(record, from: open, files: files)
-        if updated.etag != record.etag {
+        if updated.state == .damaged, record.state != .damaged, let damage = open.damage {
+            await self.record(.damaged, updated, extra: ["file": damage.file, "reason": damage.reason])
+        } else if updated.etag != record.etag || (record.state == .damaged && updated.state != .damaged) {
             await self.record(.changed, updated)
         } else if updated.state != record.state || updated.pageCount != record.pageCount
             || updated.title != record.title || updated.files != record.files
@@ -68,7 +70,11 @@ extension DocumentLibrary {
             if record.state != updated.state {
                 await self.record(.conflict, updated, extra: ["conflict": type.rawValue, "file": path])
             }
-        } else if updated.etag != record.etag || record.state == .deleted {
+        } else if updated.state == .damaged, let damage = open.damage {
+            if record.state != .damaged || updated.etag != record.etag {
+                await self.record(.damaged, updated, extra: ["file": damage.file, "reason": damage.reason])
+            }
+        } else if updated.etag != record.etag || record.state == .deleted || record.state == .damaged {
             await self.record(.changed, updated, extra: ["file": path])
         }
     }

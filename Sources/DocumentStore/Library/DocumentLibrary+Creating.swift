@@ -24,11 +24,15 @@ extension DocumentLibrary {
         return try await create(id, files: [url.path], origin: .upload, password: password)
     }
 
-    /// Registers existing PDFs under the configured roots as one document, in the order given.
-    /// - Throws: 400 (no paths, a path twice), 403 (a path outside every root), 422 (missing, not a regular
-    ///   file, not a PDF), 401 (encrypted, no or wrong password).
+    /// Registers existing PDFs under the configured roots as one document, in the order given. A file is named
+    /// by its real path (symbolic links in the given path resolved), so one file given under different
+    /// spellings is one document: registering the same files again answers the existing document
+    /// (`isNew` false).
+    /// - Throws: 400 (no paths, a path twice), 403 (a path outside every root), 409 (a file already belongs to
+    ///   another document), 422 (missing, not a regular file with one link, not a PDF), 401 (encrypted, no or
+    ///   wrong password).
     public func register(_ paths: [String], password: String?) async throws -> (
-        DocumentRepresentations.Info, EntityTag
+        info: DocumentRepresentations.Info, tag: EntityTag, isNew: Bool
     ) {
         guard !paths.isEmpty else {
             throw ProblemDetails.invalidParameter("files", "files must list at least one path")
@@ -37,18 +41,32 @@ extension DocumentLibrary {
         guard Set(resolved).count == resolved.count else {
             throw ProblemDetails.invalidParameter("files", "a file may appear only once in a document")
         }
-        try await blocking {
-            for path in resolved {
-                let bytes: Data
-                do {
-                    bytes = try self.providers(for: [path])[0].data()
-                } catch {
-                    throw ProblemDetails.unusableFile(path, "cannot be read: \(error)")
-                }
-                try Self.validate(bytes, password: password, what: path)
+        // One registration at a time: two registrations of one file must not both find it free.
+        return try await registrations.run {
+            let known = try await catalog.documents().filter { $0.state != .deleted }
+            if let same = known.first(where: { $0.files == resolved }) {
+                let (info, tag) = try await info(same.id, password: password)
+                return (info, tag, false)
             }
+            if let holder = known.first(where: { !Set($0.files).isDisjoint(with: resolved) }) {
+                let file = resolved.first { holder.files.contains($0) } ?? ""
+                throw ProblemDetails.fileInAnotherDocument(file, holder.id)
+            }
+            try await blocking {
+                for path in resolved {
+                    let bytes: Data
+                    do {
+                        bytes = try self.providers(for: [path])[0].data()
+                    } catch {
+                        throw ProblemDetails.unusableFile(path, "cannot be read: \(error)")
+                    }
+                    try Self.validate(bytes, password: password, what: path)
+                }
+            }
+            let (info, tag) = try await create(
+                DocumentID.random(), files: resolved, origin: .registered, password: password)
+            return (info, tag, true)
         }
-        return try await create(DocumentID.random(), files: resolved, origin: .registered, password: password)
     }
 
     /// Enters a document whose files are in place: opens it, records it with a `created` event, answers its info.
@@ -98,8 +116,9 @@ extension DocumentLibrary {
         }
     }
 
-    /// The path with symbolic links resolved, if it lies inside a configured root and is a regular file.
-    /// - Throws: 403 outside the roots (or with no roots configured), 422 missing or not a regular file.
+    /// The path with symbolic links resolved, if it lies inside a configured root. (Whether it is a regular file
+    /// with one link is checked when it is opened, beneath its root, on the descriptor that is read.)
+    /// - Throws: 403 outside the roots (or with no roots configured), 422 missing.
     func resolveInsideRoots(_ path: String) throws -> String {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         guard let resolved = realpath(absolute, nil) else {
@@ -109,10 +128,6 @@ extension DocumentLibrary {
         defer { free(resolved) }
         let real = String(cString: resolved)
         guard isInsideRoots(real) else { throw ProblemDetails.pathOutsideRoots(path) }
-        var info = stat()
-        guard stat(real, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw ProblemDetails.unusableFile(path, "not a regular file")
-        }
         return real
     }
 

@@ -63,7 +63,8 @@ extension DocumentLibrary {
                 DocumentRepresentations.File(
                     path: $0.path, size: $0.size, etag: ($0.tag ?? EntityTag(content: Data())).headerValue)
             },
-            state: record.state.name, conflict: conflict, encrypted: document.isEncrypted, size: record.size,
+            state: record.state.name, conflict: conflict, damage: open.damage, encrypted: document.isEncrypted,
+            size: record.size,
             createdAt: timestamp(record.createdAt), updatedAt: timestamp(record.updatedAt))
         open.cacheInfo(info, tag: record.etag, json: ByteBuffer(bytes: try DocumentsController.encoder.encode(info)))
         return (info, record.etag)
@@ -74,13 +75,19 @@ extension DocumentLibrary {
     /// - Throws: 404, or 422 when the file cannot be read.
     public func content(_ id: DocumentID) async throws -> (ByteBuffer, EntityTag) {
         if let cached = cachedContent(id) { return cached }
-        if let bytes = state.withLock({ $0.open[id] })?.providers.first?.lastReadContents {
+        let open = state.withLock { $0.open[id] }
+        if let damage = open?.damage { throw ProblemDetails.damagedDocument(id, damage) }
+        if let bytes = open?.providers.first?.lastReadContents {
             let buffer = ByteBuffer(bytes: bytes)
             let record = try await record(id)
             return (buffer, record.etag)
         }
         let record = try await record(id)
         guard let path = record.files.first else { throw ProblemDetails.documentNotFound(id) }
+        if record.state == .damaged {
+            throw ProblemDetails.damagedDocument(
+                id, .init(file: path, reason: "it was not a readable PDF when last opened"))
+        }
         let bytes = try await blocking { () throws -> Data in
             do {
                 return try self.providers(for: [path])[0].data()
@@ -144,6 +151,7 @@ extension DocumentLibrary {
             throw ProblemDetails.invalidParameter("n", "page numbers start at 1, not \(number)")
         }
         let open = try await lane(id).run { try await openDocument(id, password: password) }
+        if let damage = open.damage { throw ProblemDetails.damagedDocument(id, damage) }
         let document = open.document
         let result = try await blocking { () throws -> T in
             guard number <= document.pageCount else {

@@ -31,7 +31,13 @@ public final class DocumentLibrary: Sendable {
     let pool: NIOThreadPool
     /// Where uploads are kept: `<store>/files`.
     let uploadDirectory: URL
+    /// The upload directory and the configured roots, each opened once: every file of a document is opened
+    /// beneath one of them (``confinement(for:)``), never through a symbolic link, never outside.
+    let uploadConfinement: FileConfinement
+    let rootConfinements: [FileConfinement]
     let state = Mutex(State())
+    /// Registrations run one at a time (a file may belong to one document only).
+    let registrations = OperationLane()
     /// The presenters of the documents that are not open, by document. Watching and unwatching hold this lock
     /// throughout (never inside `state`'s), so that a document is never left watched while it is open.
     let dormant = Mutex<[DocumentID: [DormantFilePresenter]]>([:])
@@ -45,7 +51,8 @@ public final class DocumentLibrary: Sendable {
 
     /// Makes the library over an open catalog; starts its thread pool (one thread per core, at least two).
     /// - Parameter keepAliveInterval: how often an idle event stream gets a keep-alive comment.
-    /// - Throws: `CocoaError` when the upload directory cannot be created.
+    /// - Throws: `CocoaError` when the upload directory cannot be created, a `DataProviderError` when it or a
+    ///   root cannot be opened.
     public init(
         catalog: Catalog, configuration: StoreConfiguration, metrics: StoreMetrics, logger: Logger,
         keepAliveInterval: Duration = .seconds(15)
@@ -60,6 +67,8 @@ public final class DocumentLibrary: Sendable {
         uploadDirectory = configuration.storeDirectory.appendingPathComponent("files", isDirectory: true)
         try FileManager.default.createDirectory(
             at: uploadDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        uploadConfinement = try FileConfinement(root: uploadDirectory)
+        rootConfinements = try configuration.roots.map { try FileConfinement(root: $0) }
     }
 
     // MARK: lifecycle
@@ -162,11 +171,21 @@ public final class DocumentLibrary: Sendable {
         }
     }
 
-    /// Coordinated providers for `paths` whose coordination waits feed the metrics.
+    /// The confinement a document file is opened through: the deepest root that holds it, or the upload
+    /// directory. A path beneath neither (a root removed from the configuration since) gets the upload
+    /// directory's, which refuses it: such a file is never opened.
+    func confinement(for path: String) -> FileConfinement {
+        if uploadConfinement.contains(path) { return uploadConfinement }
+        let holding = rootConfinements.filter { $0.contains(path) }
+        return holding.max { $0.root.path.count < $1.root.path.count } ?? uploadConfinement
+    }
+
+    /// Coordinated, confined providers for `paths` whose coordination waits feed the metrics.
     func providers(for paths: [String]) -> [CoordinatedFileDataProvider] {
         let metrics = metrics
         return paths.map { path in
-            let provider = CoordinatedFileDataProvider(fileURL: URL(fileURLWithPath: path))
+            let provider = CoordinatedFileDataProvider(
+                fileURL: URL(fileURLWithPath: path), confinement: confinement(for: path))
             provider.coordinationWaitObserver = { metrics.recordCoordinationWait($0) }
             return provider
         }
@@ -293,6 +312,7 @@ public final class DocumentLibrary: Sendable {
         if let conflict = document.conflict {
             return conflict.type == .deletion ? .deleted : .conflict(.modification)
         }
+        if document.errors.contains(where: { !needsPassword($0) }) { return .damaged }
         return document.hasUnsavedChanges ? .dirty : .clean
     }
 

@@ -107,6 +107,14 @@ public enum DocumentRepresentations {
         }
     }
 
+    /// `DocumentDamage`: why a document is `damaged`.
+    public struct Damage: Codable, Sendable, Equatable {
+        /// The file that is not a readable PDF.
+        public var file: String
+        /// What is wrong with it.
+        public var reason: String
+    }
+
     /// `DocumentInfo`.
     public struct Info: Codable, Sendable, Equatable {
         /// The document's id.
@@ -123,10 +131,12 @@ public enum DocumentRepresentations {
         public var metadata: Metadata
         /// The files, in page order.
         public var files: [File]
-        /// `clean`, `dirty`, `conflict` or `deleted`.
+        /// `clean`, `dirty`, `conflict`, `deleted` or `damaged`.
         public var state: String
         /// `deletion`, `modification` or null.
         public var conflict: String?
+        /// Why the document is `damaged` (which file, what is wrong with it), or null.
+        public var damage: Damage?
         /// Whether a file is encrypted.
         public var encrypted: Bool
         /// Bytes of all files together.
@@ -135,8 +145,8 @@ public enum DocumentRepresentations {
         public var createdAt, updatedAt: String
 
         enum CodingKeys: String, CodingKey {
-            case id, etag, origin, pageCount, pages, metadata, files, state, conflict, encrypted, size, createdAt,
-                updatedAt
+            case id, etag, origin, pageCount, pages, metadata, files, state, conflict, damage, encrypted, size,
+                createdAt, updatedAt
         }
 
         /// Encodes `conflict` as null when absent.
@@ -151,6 +161,7 @@ public enum DocumentRepresentations {
             try container.encode(files, forKey: .files)
             try container.encode(state, forKey: .state)
             try container.encode(conflict, forKey: .conflict)
+            try container.encode(damage, forKey: .damage)
             try container.encode(encrypted, forKey: .encrypted)
             try container.encode(size, forKey: .size)
             try container.encode(createdAt, forKey: .createdAt)

@@ -48,10 +48,21 @@ final class OpenDocument: @unchecked Sendable {
         answers.withLock { $0 = Answers(info: info, tag: tag, json: json) }
     }
 
+    /// The first file that is no longer a readable PDF, and why (nil when every file opens, or only a password
+    /// is missing).
+    var damage: DocumentRepresentations.Damage? {
+        for provider in providers {
+            if let error = document.error(for: provider), !DocumentLibrary.needsPassword(error) {
+                return DocumentRepresentations.Damage(file: provider.fileURL.path, reason: error.description)
+            }
+        }
+        return nil
+    }
+
     /// The content and tag of the version the cached answers describe, without waiting for anything: nil when no
-    /// answers are cached (a change dropped them) or the document has no bytes.
+    /// answers are cached (a change dropped them), the document has no bytes, or it is damaged.
     func cachedContent() -> (ByteBuffer, EntityTag)? {
-        guard let answers = answers.withLock({ $0 }) else { return nil }
+        guard let answers = answers.withLock({ $0 }), answers.info.damage == nil else { return nil }
         if let content = answers.content { return (content, answers.tag) }
         guard let bytes = providers.first?.lastReadContents else { return nil }
         let buffer = ByteBuffer(bytes: bytes)
@@ -123,6 +134,8 @@ final class OpenDocument: @unchecked Sendable {
         }
         observerLock.withLock { observers = tokens }
         FilePresenterCoordinator.shared.observe(document.filePresenters)
+        // A change between the document's read and this registration (a cp right after an upload) is seen too.
+        for provider in providers { provider.verifyAfterRegistration() }
     }
 
     /// Stops watching: presenters unobserved, tasks and observers ended.

@@ -39,6 +39,22 @@ extension ProblemDetails {
             detail: "\(what): \(reason)")
     }
 
+    /// 422: a file of the document is no longer a readable PDF (state `damaged`): nothing of it is served until
+    /// it is one again.
+    static func damagedDocument(_ id: DocumentID, _ damage: DocumentRepresentations.Damage) -> ProblemDetails {
+        ProblemDetails(
+            status: .unprocessableContent, type: "/problems/damaged-document", title: "Damaged document",
+            detail: "document \(id.rawValue) is damaged: \(damage.reason); it is served again once the file is a "
+                + "readable PDF")
+    }
+
+    /// 409: a file given for a new document already belongs to another one.
+    static func fileInAnotherDocument(_ path: String, _ holder: DocumentID) -> ProblemDetails {
+        ProblemDetails(
+            status: .conflict, type: "/problems/file-in-another-document", title: "File already in a document",
+            detail: "\(path) already belongs to document \(holder.rawValue); a file can be in one document only")
+    }
+
     /// 422: a registered path is missing or is not a regular file.
     static func unusableFile(_ path: String, _ reason: String) -> ProblemDetails {
         ProblemDetails(

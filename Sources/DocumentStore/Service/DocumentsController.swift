@@ -139,7 +139,13 @@ public struct DocumentsController: RouteController {
             let register = try Self.decode(
                 DocumentRepresentations.RegisterRequest.self, try await Self.body(request, limit: context.maxUploadSize)
             )
-            created = try await library.register(register.files, password: password)
+            let registered = try await library.register(register.files, password: password)
+            guard registered.isNew else {
+                var response = try Self.respond(json: registered.info, tag: registered.tag, request: request)
+                response.headers[.location] = "/documents/\(registered.info.id)"
+                return response
+            }
+            created = (registered.info, registered.tag)
         default:
             throw ProblemDetails.unsupportedMediaType(mediaType, expected: ["application/pdf", "application/json"])
         }

@@ -1,3 +1,5 @@
+import CQuireLinux
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -182,7 +184,7 @@ enum SocketSystem {
     static func accept(_ listener: Int32) throws(SystemCallError) -> Int32? {
         do throws(SystemCallError) {
             return try retrying("accept4") {
-                acceptWithFlags(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+                CQuire_accept4(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
             }
         } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK || error.errno == ECONNABORTED {
             return nil
@@ -191,10 +193,11 @@ enum SocketSystem {
 
     /// The process and user at the other end of a Unix socket (`SO_PEERCRED`).
     static func peerCredentials(of descriptor: Int32) throws(SystemCallError) -> (pid: Int32, uid: UInt32) {
-        var credentials = PeerCredentials()
-        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-        _ = try retrying("getsockopt") { getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) }
-        return (credentials.pid, credentials.uid)
+        var pid: pid_t = 0
+        var uid: uid_t = 0
+        var gid: gid_t = 0
+        _ = try retrying("getsockopt") { CQuire_peerCredentials(descriptor, &pid, &uid, &gid) }
+        return (pid, uid)
     }
 
     /// Reads into `buffer`: the byte count, 0 at end of stream, nil when a non-blocking socket has nothing.
@@ -251,7 +254,7 @@ enum SocketSystem {
     /// A non-blocking, close-on-exec pipe: (read end, write end).
     static func makeWakePipe() throws(SystemCallError) -> (Int32, Int32) {
         var ends: [Int32] = [0, 0]
-        _ = try retrying("pipe2") { pipeWithFlags(&ends, O_CLOEXEC | O_NONBLOCK) }
+        _ = try retrying("pipe2") { CQuire_pipe2(&ends, O_CLOEXEC | O_NONBLOCK) }
         return (ends[0], ends[1])
     }
 
@@ -298,22 +301,6 @@ enum SocketSystem {
         let raw = readSmallFile("/proc/self/cmdline", limit: 4096) ?? ""
         return String(raw.map { $0 == "\0" ? " " : $0 }).trimmingTrailingSpaces()
     }
-}
-
-/// `accept4(2)` and `pipe2(2)`, which Glibc's Swift module does not export (they are GNU extensions), looked
-/// up once: creating descriptors close-on-exec atomically matters, since `quire exec` spawns children while
-/// the host thread accepts connections.
-private let acceptWithFlags = unsafeBitCast(
-    dlsym(nil, "accept4"),
-    to: (@convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32).self)
-private let pipeWithFlags = unsafeBitCast(
-    dlsym(nil, "pipe2"), to: (@convention(c) (UnsafeMutablePointer<Int32>?, Int32) -> Int32).self)
-
-/// `struct ucred` from `<sys/socket.h>`, which Glibc's Swift module does not export.
-private struct PeerCredentials {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
 }
 
 extension String {

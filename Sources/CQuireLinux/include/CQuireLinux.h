@@ -1,0 +1,37 @@
+// The Linux- and glibc-only system calls Quire needs, which Swift's Glibc module does not export (GNU
+// extensions, or calls glibc 2.36 has no wrapper for). Like swift-nio's CNIOLinux: one small C boundary, each
+// function a thin wrapper that returns -1 and sets errno as the call does. Nothing here retries EINTR.
+#ifndef C_QUIRE_LINUX_H
+#define C_QUIRE_LINUX_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+
+/// RESOLVE_* flags of openat2(2) (linux/openat2.h).
+#define CQUIRE_RESOLVE_NO_XDEV 0x01
+#define CQUIRE_RESOLVE_NO_MAGICLINKS 0x02
+#define CQUIRE_RESOLVE_NO_SYMLINKS 0x04
+#define CQUIRE_RESOLVE_BENEATH 0x08
+#define CQUIRE_RESOLVE_IN_ROOT 0x10
+
+/// O_PATH, O_NOFOLLOW, O_DIRECTORY and O_NOCTTY as this platform defines them (not all are visible to Swift).
+extern const int CQuire_O_PATH;
+extern const int CQuire_O_NOFOLLOW;
+extern const int CQuire_O_DIRECTORY;
+extern const int CQuire_O_NOCTTY;
+
+/// openat2(2): opens `path` relative to `dirfd` with `flags` and `mode`, resolving it under `resolve`.
+/// Returns the descriptor, or -1 with errno (ENOSYS on kernels before 5.6).
+int CQuire_openat2(int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve);
+
+/// accept4(2).
+int CQuire_accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
+/// pipe2(2).
+int CQuire_pipe2(int fds[2], int flags);
+
+/// getsockopt(SO_PEERCRED): the process, user and group at the other end of a Unix socket.
+int CQuire_peerCredentials(int sockfd, pid_t *pid, uid_t *uid, gid_t *gid);
+
+#endif
