@@ -4,7 +4,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <spawn.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -43,4 +46,89 @@ int CQuire_peerCredentials(int sockfd, pid_t *pid, uid_t *uid, gid_t *gid) {
     *uid = credentials.uid;
     *gid = credentials.gid;
     return 0;
+}
+
+ssize_t CQuire_sendWithDescriptor(int socket, const void *bytes, size_t length, int descriptor) {
+    struct iovec vector = {.iov_base = (void *)bytes, .iov_len = length};
+    union {
+        char buffer[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr message;
+    memset(&message, 0, sizeof message);
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    if (descriptor >= 0) {
+        memset(&control, 0, sizeof control);
+        message.msg_control = control.buffer;
+        message.msg_controllen = sizeof control.buffer;
+        struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(header), &descriptor, sizeof(int));
+    }
+    return sendmsg(socket, &message, MSG_NOSIGNAL);
+}
+
+ssize_t CQuire_receiveWithDescriptor(int socket, void *bytes, size_t length, int *descriptor) {
+    struct iovec vector = {.iov_base = bytes, .iov_len = length};
+    union {
+        char buffer[CMSG_SPACE(sizeof(int) * 4)];
+        struct cmsghdr align;
+    } control;
+    struct msghdr message;
+    memset(&message, 0, sizeof message);
+    memset(&control, 0, sizeof control);
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    message.msg_control = control.buffer;
+    message.msg_controllen = sizeof control.buffer;
+    *descriptor = -1;
+    ssize_t received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    if (received < 0) return -1;
+    int found = 0;
+    int bad = (message.msg_flags & MSG_CTRUNC) != 0;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t index = 0; index < count; index++) {
+            int received_descriptor;
+            memcpy(&received_descriptor, CMSG_DATA(header) + index * sizeof(int), sizeof(int));
+            if (found == 0) {
+                *descriptor = received_descriptor;
+            } else {
+                close(received_descriptor);
+                bad = 1;
+            }
+            found++;
+        }
+    }
+    if (bad) {
+        if (*descriptor >= 0) close(*descriptor);
+        *descriptor = -1;
+        errno = EBADMSG;
+        return -1;
+    }
+    return received;
+}
+
+int CQuire_memfdCreate(const char *name) {
+    return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+}
+
+int CQuire_memfdSeal(int descriptor) {
+    return fcntl(descriptor, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+}
+
+int CQuire_setParentDeathSignal(int signal) {
+    return prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0);
+}
+
+int CQuire_setNoNewPrivileges(void) {
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+int CQuire_spawnCloseFrom(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }

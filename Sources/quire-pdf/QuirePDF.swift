@@ -11,7 +11,7 @@ struct QuirePDF: ParsableCommand {
         commandName: "quire",
         abstract: "Run the PDF commands of quire (quire starts this helper; it must sit next to quire).",
         version: QuireVersion.current,
-        subcommands: [Inspect.self]
+        subcommands: [Inspect.self, Worker.self]
     )
 
     /// Runs the command; usage errors are one line, as in `quire`.

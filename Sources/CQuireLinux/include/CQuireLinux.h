@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <spawn.h>
 
 /// RESOLVE_* flags of openat2(2) (linux/openat2.h).
 #define CQUIRE_RESOLVE_NO_XDEV 0x01
@@ -33,5 +34,27 @@ int CQuire_pipe2(int fds[2], int flags);
 
 /// getsockopt(SO_PEERCRED): the process, user and group at the other end of a Unix socket.
 int CQuire_peerCredentials(int sockfd, pid_t *pid, uid_t *uid, gid_t *gid);
+
+/// sendmsg(2) of `length` bytes with one descriptor attached (SCM_RIGHTS); `descriptor` < 0 sends none.
+/// Returns the bytes sent or -1.
+ssize_t CQuire_sendWithDescriptor(int socket, const void *bytes, size_t length, int descriptor);
+
+/// recvmsg(2) of at most `length` bytes, taking at most one attached descriptor into `*descriptor` (-1 when
+/// none came; more than one, or a truncated control message, closes them all and fails with EBADMSG).
+ssize_t CQuire_receiveWithDescriptor(int socket, void *bytes, size_t length, int *descriptor);
+
+/// memfd_create(2) with MFD_CLOEXEC | MFD_ALLOW_SEALING; `seal` then seals it against every change
+/// (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL).
+int CQuire_memfdCreate(const char *name);
+int CQuire_memfdSeal(int descriptor);
+
+/// posix_spawn_file_actions_addclosefrom_np(3): the child closes every descriptor from `lowest` up.
+int CQuire_spawnCloseFrom(posix_spawn_file_actions_t *actions, int lowest);
+
+/// prctl(PR_SET_PDEATHSIG, signal): this process gets `signal` when its parent thread ends.
+int CQuire_setParentDeathSignal(int signal);
+
+/// prctl(PR_SET_NO_NEW_PRIVS, 1): exec can never grant more privileges.
+int CQuire_setNoNewPrivileges(void);
 
 #endif

@@ -33,6 +33,14 @@ public struct StoreConfiguration: Sendable, Equatable {
     public var token: String?
     /// The directories whose files may be registered by path (absolute, symbolic links resolved).
     public var roots: [URL]
+    /// How many PDF worker processes render pages and extract text (default: the number of cores).
+    public var pdfWorkers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// How long one PDF request (render, text) may wait for a worker and then run: past it the request fails
+    /// and a running worker is killed and replaced (default 10 s).
+    public var pdfDeadline: Duration = .seconds(10)
+    /// The `quire-pdf` executable the workers run; nil takes the one next to this process's executable (or
+    /// `QUIRE_PDF_WORKER`).
+    public var pdfWorkerExecutable: String?
 
     /// The SQLite database inside the store directory that holds the catalog and the event log.
     public var catalogURL: URL { storeDirectory.appendingPathComponent("catalog.sqlite", isDirectory: false) }

@@ -1,6 +1,7 @@
 import Documents
 import Foundation
 import NIOCore
+import PDFWorkerWire
 import Poppler
 
 extension DocumentLibrary {
@@ -105,22 +106,27 @@ extension DocumentLibrary {
         state.withLock { $0.open[id] }?.cachedContent()
     }
 
-    /// The text of page `number` (from 1), and the document's tag.
-    /// - Throws: 404 (document or page), 401, 400 for a page number below 1.
+    /// The text of page `number` (from 1), and the document's tag, extracted by a worker process.
+    /// - Throws: 404 (document or page), 401, 400 for a page number below 1, 422 (damaged, or the page took
+    ///   longer than the deadline), 503 (no worker free within the deadline, or too many requests waiting).
     public func pageText(_ id: DocumentID, page number: Int, password: String?) async throws -> (String, EntityTag) {
-        try await onPage(id, number, password: password) { document, index in try document.text(ofPageAt: index) }
+        let (bytes, tag) = try await inWorker(id, page: number, password: password) { index, password in
+            PDFWorkerRequest(operation: .text, pageIndex: index, password: password)
+        }
+        return (String(decoding: bytes, as: UTF8.self), tag)
     }
 
-    /// Page `number` (from 1) as PNG at `dpi` (1 to the configured maximum), and the document's tag.
-    /// - Throws: 404 (document or page), 401, 400 for a bad page number or resolution.
+    /// Page `number` (from 1) as PNG at `dpi` (1 to the configured maximum), and the document's tag, rendered
+    /// by a worker process.
+    /// - Throws: as ``pageText(_:page:password:)``; 400 for a bad resolution.
     public func pageImage(_ id: DocumentID, page number: Int, dpi: Int, password: String?) async throws -> (
         Data, EntityTag
     ) {
         guard dpi >= 1, dpi <= configuration.maxDPI else {
             throw ProblemDetails.invalidParameter("dpi", "dpi must be from 1 to \(configuration.maxDPI), not \(dpi)")
         }
-        return try await onPage(id, number, password: password) { document, index in
-            try document.renderPage(at: index, dpi: Double(dpi))
+        return try await inWorker(id, page: number, password: password) { index, password in
+            PDFWorkerRequest(operation: .renderPNG, pageIndex: index, dpi: UInt32(dpi), password: password)
         }
     }
 
@@ -143,34 +149,36 @@ extension DocumentLibrary {
         }
     }
 
-    private func onPage<T: Sendable>(
-        _ id: DocumentID, _ number: Int, password: String?,
-        _ body: @escaping @Sendable (Document, Int) throws -> T
-    ) async throws -> (T, EntityTag) {
+    /// Runs a request about page `number` (from 1) in a worker process: on the bytes of the file that holds the
+    /// page as the document has them (with unsaved edits), queued with the document's other requests.
+    private func inWorker(
+        _ id: DocumentID, page number: Int, password: String?,
+        _ makeRequest: (_ index: UInt32, _ password: String?) -> PDFWorkerRequest
+    ) async throws -> (Data, EntityTag) {
         guard number >= 1 else {
             throw ProblemDetails.invalidParameter("n", "page numbers start at 1, not \(number)")
         }
         let open = try await lane(id).run { try await openDocument(id, password: password) }
         if let damage = open.damage { throw ProblemDetails.damagedDocument(id, damage) }
         let document = open.document
-        let result = try await blocking { () throws -> T in
-            guard number <= document.pageCount else {
-                throw ProblemDetails.pageOutOfRange(number, pageCount: document.pageCount)
-            }
-            do {
-                return try body(document, number - 1)
-            } catch let error as DocumentError {
-                if case .pageOutOfRange = error {
-                    throw ProblemDetails.pageOutOfRange(number, pageCount: document.pageCount)
-                }
-                if case .pdf(_, .invalidResolution) = error {
-                    throw ProblemDetails.invalidParameter("dpi", error.description)
-                }
-                if case .pdf(_, .imageTooLarge) = error {
-                    throw ProblemDetails.invalidParameter("dpi", error.description)
-                }
-                throw ProblemDetails.damagedPDF("document \(id.rawValue)", error.description)
-            }
+        guard number <= document.pageCount, let provider = document.dataProvider(forPageAt: number - 1) else {
+            throw ProblemDetails.pageOutOfRange(number, pageCount: document.pageCount)
+        }
+        let relative = document.relativePageIndex(forPageAt: number - 1)
+        let pdf: Data
+        if document.hasUnsavedChanges, let edited = try await blocking({ try document.unsavedData(for: provider) }) {
+            pdf = edited
+        } else if let read = (provider as? CoordinatedFileDataProvider)?.lastReadContents {
+            pdf = read
+        } else {
+            throw ProblemDetails.damagedDocument(id, .init(file: provider.uid, reason: "its bytes are not loaded"))
+        }
+        let request = makeRequest(UInt32(relative), document.isEncrypted ? password : nil)
+        let result: Data
+        do {
+            result = try await workers.run(request, pdf: pdf, key: id.rawValue)
+        } catch let error as PDFWorkError {
+            throw ProblemDetails.pdfWork(error, request: request, page: number, document: id)
         }
         let record = try await record(id)
         return (result, record.etag)

@@ -29,6 +29,9 @@ public final class DocumentLibrary: Sendable {
     let logger: Logger
     let events: EventBroadcaster
     let pool: NIOThreadPool
+    /// The worker processes that render pages and extract text (the service's own process parses documents
+    /// only to open them and to keep their edits).
+    let workers: PDFWorkerPool
     /// Where uploads are kept: `<store>/files`.
     let uploadDirectory: URL
     /// The upload directory and the configured roots, each opened once: every file of a document is opened
@@ -64,6 +67,11 @@ public final class DocumentLibrary: Sendable {
         events = EventBroadcaster(keepAliveInterval: keepAliveInterval)
         pool = NIOThreadPool(numberOfThreads: max(2, ProcessInfo.processInfo.activeProcessorCount))
         pool.start()
+        workers = PDFWorkerPool(
+            settings: .init(
+                executable: configuration.pdfWorkerExecutable ?? PDFWorkerPool.defaultExecutable(),
+                workers: configuration.pdfWorkers, deadline: configuration.pdfDeadline),
+            metrics: metrics, logger: logger)
         uploadDirectory = configuration.storeDirectory.appendingPathComponent("files", isDirectory: true)
         try FileManager.default.createDirectory(
             at: uploadDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -103,6 +111,7 @@ public final class DocumentLibrary: Sendable {
         }
         metrics.openDocuments.record(0)
         events.finishAll()
+        workers.shutdown()
         try? await pool.shutdownGracefully()
     }
 

@@ -1,3 +1,4 @@
+import PDFWorkerWire
 import Documents
 import HTTPTypes
 import Poppler
@@ -46,6 +47,51 @@ extension ProblemDetails {
             status: .unprocessableContent, type: "/problems/damaged-document", title: "Damaged document",
             detail: "document \(id.rawValue) is damaged: \(damage.reason); it is served again once the file is a "
                 + "readable PDF")
+    }
+
+    /// The problem for a PDF request that a worker process did not answer with a result: 422 when the document
+    /// is at fault (too slow, crashed its worker, damaged), 503 with `Retry-After` when the service is (no worker
+    /// free in time, too many requests waiting), 401/404/400 for what the worker refused.
+    static func pdfWork(_ error: PDFWorkError, request: PDFWorkerRequest, page: Int, document id: DocumentID)
+        -> ProblemDetails
+    {
+        let work = request.operation == .renderPNG ? "rendering page \(page)" : "extracting the text of page \(page)"
+        let retry: HTTPFields = [.retryAfter: "1"]
+        switch error {
+        case .deadlineExceeded(let deadline):
+            return ProblemDetails(
+                status: .unprocessableContent, type: "/problems/pdf-work-too-long", title: "PDF work too long",
+                detail: "\(work) of document \(id.rawValue) took longer than \(deadline); the work was stopped")
+        case .workerCrashed(let how):
+            return ProblemDetails(
+                status: .unprocessableContent, type: "/problems/pdf-worker-crashed", title: "PDF worker crashed",
+                detail: "the PDF worker stopped while \(work) of document \(id.rawValue): \(how)")
+        case .waitedTooLong(let deadline):
+            return ProblemDetails(
+                status: .serviceUnavailable, type: "/problems/pdf-workers-busy", title: "PDF workers busy",
+                detail: "no PDF worker was free for \(work) of document \(id.rawValue) within \(deadline)",
+                headers: retry)
+        case .queueFull:
+            return ProblemDetails(
+                status: .serviceUnavailable, type: "/problems/pdf-workers-busy", title: "PDF workers busy",
+                detail: "too many PDF requests for document \(id.rawValue) are waiting; try again shortly",
+                headers: retry)
+        case .unavailable(let reason):
+            return ProblemDetails(
+                status: .serviceUnavailable, type: "/problems/pdf-workers-busy", title: "PDF workers busy",
+                detail: "no PDF worker could be started: \(reason)", headers: [.retryAfter: "5"])
+        case .shutDown:
+            return ProblemDetails(
+                status: .serviceUnavailable, detail: "the service is stopping", headers: [.retryAfter: "5"])
+        case .refused(let reply):
+            switch reply.status {
+            case .passwordRequired: return .passwordRequired("document \(id.rawValue)", wrong: true)
+            case .pageOutOfRange: return .notFound("document \(id.rawValue) has no page \(page)")
+            case .invalidArgument: return .invalidParameter("dpi", reply.message)
+            case .damaged, .failed, .succeeded:
+                return .damagedPDF("document \(id.rawValue)", reply.message)
+            }
+        }
     }
 
     /// 409: a file given for a new document already belongs to another one.

@@ -18,6 +18,12 @@ public final class StoreMetrics: Sendable {
     public let openDocuments: CoreMetrics.Gauge
     /// Documents in conflict right now (`quire_conflicts`); the store sets it.
     public let conflicts: CoreMetrics.Gauge
+    /// PDF requests waiting for a worker process (`quire_pdf_queue_length`).
+    public let pdfQueueLength: CoreMetrics.Gauge
+    /// PDF requests whose worker was killed at their deadline (`quire_pdf_deadlines_missed_total`).
+    public let pdfDeadlinesMissed: CoreMetrics.Counter
+    /// Worker processes replaced after a deadline, a crash or a broken reply (`quire_pdf_worker_restarts_total`).
+    public let pdfWorkerRestarts: CoreMetrics.Counter
 
     /// Makes the metrics on `registry` (a new one by default).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -30,8 +36,12 @@ public final class StoreMetrics: Sendable {
         self.factory = factory
         openDocuments = CoreMetrics.Gauge(label: "quire_open_documents", factory: factory)
         conflicts = CoreMetrics.Gauge(label: "quire_conflicts", factory: factory)
+        pdfQueueLength = CoreMetrics.Gauge(label: "quire_pdf_queue_length", factory: factory)
+        pdfDeadlinesMissed = CoreMetrics.Counter(label: "quire_pdf_deadlines_missed_total", factory: factory)
+        pdfWorkerRestarts = CoreMetrics.Counter(label: "quire_pdf_worker_restarts_total", factory: factory)
         openDocuments.record(0)
         conflicts.record(0)
+        pdfQueueLength.record(0)
     }
 
     /// The factory behind these metrics, for `MetricsSystem.bootstrap` in an executable.

@@ -18,10 +18,12 @@ struct DocumentService {
     let root: URL
     let library: DocumentLibrary
     let catalog: Catalog
-    let configuration: StoreConfiguration
+    var configuration: StoreConfiguration
     let app: Application<RouterResponder<StoreRequestContext>>
 
-    init(maxOpenDocuments: Int = 64, token: String? = nil) throws {
+    init(maxOpenDocuments: Int = 64, token: String? = nil, pdfDeadline: Duration = .seconds(10), pdfWorkers: Int = 2)
+        throws
+    {
         directory = try TemporaryDirectory()
         let base = directory.url.resolvingSymlinksInPath()
         root = base.appendingPathComponent("root", isDirectory: true)
@@ -29,6 +31,8 @@ struct DocumentService {
         configuration = StoreConfiguration(
             storeDirectory: base.appendingPathComponent("store"), port: 0, maxOpenDocuments: maxOpenDocuments,
             token: token, roots: [root])
+        configuration.pdfDeadline = pdfDeadline
+        configuration.pdfWorkers = pdfWorkers
         catalog = try Catalog(storeDirectory: configuration.storeDirectory)
         var logger = Logger(label: "quire.test")
         logger.logLevel = .critical

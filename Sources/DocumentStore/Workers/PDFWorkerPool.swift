@@ -1,0 +1,280 @@
+import CQuireLinux
+import Dispatch
+import Foundation
+import Logging
+import PDFWorkerWire
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The PDF worker processes of the service: `quire-pdf worker` children that render pages and extract text,
+/// so that a PDF that takes too long (or crashes poppler, or takes all memory) costs a killed child, never the
+/// service or another document's requests.
+///
+/// Requests are queued per document and served round-robin by ``PDFWorkScheduler`` (one running request per
+/// document at a time, a bounded queue per document). Each has a deadline: one still waiting for a worker then
+/// is given up (``PDFWorkError/waitedTooLong(_:)``); one still running then has its worker killed and replaced
+/// (``PDFWorkError/deadlineExceeded(_:)``). Each worker slot has a thread of its own (a serial dispatch queue)
+/// for its blocking socket calls: nothing blocks the cooperative pool or an event loop. State changes happen
+/// under the lock; continuations are resumed and work is started after it.
+final class PDFWorkerPool: Sendable {
+    /// How the pool runs.
+    struct Settings: Sendable {
+        /// The `quire-pdf` executable.
+        var executable: String
+        /// How many worker processes.
+        var workers: Int
+        /// How long one request may wait and then run.
+        var deadline: Duration
+        /// The address space of one worker, in MiB.
+        var memoryLimitMiB: Int = 2048
+        /// How many requests of one document may wait.
+        var maximumQueuedPerDocument: Int = 16
+        /// The largest result accepted from a worker, in bytes.
+        var maximumResultBytes: Int = 1 << 30
+    }
+
+    private struct Pending: Sendable {
+        let request: PDFWorkerRequest
+        let pdf: Data
+        let key: String
+        let continuation: CheckedContinuation<Data, any Error>
+    }
+
+    private struct State {
+        var scheduler: PDFWorkScheduler
+        var pending: [PDFWorkScheduler.JobID: Pending] = [:]
+        var nextJob: PDFWorkScheduler.JobID = 1
+        var isShutDown = false
+    }
+
+    /// What to do once the lock is released.
+    private enum Step {
+        case run(Pending, slot: Int)
+        case fail(Pending, PDFWorkError)
+    }
+
+    let settings: Settings
+    private let state: Mutex<State>
+    private let slots: [WorkerSlot]
+    private let metrics: StoreMetrics
+    private let logger: Logger
+
+    /// A pool of `settings.workers` slots; each starts its process when first needed.
+    init(settings: Settings, metrics: StoreMetrics, logger: Logger) {
+        self.settings = settings
+        self.metrics = metrics
+        self.logger = logger
+        let count = max(1, settings.workers)
+        state = Mutex(
+            State(
+                scheduler: PDFWorkScheduler(
+                    slots: count, maximumQueuedPerKey: settings.maximumQueuedPerDocument)))
+        slots = (0..<count).map { WorkerSlot(index: $0) }
+    }
+
+    /// The `quire-pdf` next to this process's executable (`QUIRE_PDF_WORKER` overrides it).
+    static func defaultExecutable() -> String {
+        if let configured = ProcessInfo.processInfo.environment["QUIRE_PDF_WORKER"], !configured.isEmpty {
+            return configured
+        }
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("quire-pdf").path
+    }
+
+    /// Runs `request` on `pdf` in a worker, queued with the other requests of document `key`.
+    /// - Returns: the result's bytes.
+    /// - Throws: a ``PDFWorkError``, or `CancellationError` when the caller is cancelled while it waits.
+    func run(_ request: PDFWorkerRequest, pdf: Data, key: String) async throws -> Data {
+        let job = state.withLock { state in
+            defer { state.nextJob += 1 }
+            return state.nextJob
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
+                let steps = state.withLock { state -> [Step] in
+                    let pending = Pending(request: request, pdf: pdf, key: key, continuation: continuation)
+                    guard !state.isShutDown else { return [.fail(pending, .shutDown)] }
+                    state.pending[job] = pending
+                    return Self.steps(state.scheduler.submitted(job, key: key), &state)
+                }
+                perform(steps)
+                let deadline = settings.deadline
+                DispatchQueue.global().asyncAfter(deadline: .now() + deadline.dispatchInterval) { [weak self] in
+                    self?.withdraw(job, because: .waitedTooLong(deadline))
+                }
+            }
+        } onCancel: {
+            withdraw(job, because: nil)
+        }
+    }
+
+    /// Stops every worker; waiting requests fail with ``PDFWorkError/shutDown``.
+    func shutdown() {
+        let waiting = state.withLock { state -> [Pending] in
+            state.isShutDown = true
+            defer { state.pending.removeAll() }
+            return Array(state.pending.values)
+        }
+        for pending in waiting { pending.continuation.resume(throwing: PDFWorkError.shutDown) }
+        for slot in slots { slot.queue.async { slot.stop() } }
+    }
+
+    /// Requests waiting for a worker.
+    var queuedCount: Int { state.withLock { $0.scheduler.queuedCount } }
+
+    /// The process ids of the workers running now (for operators' tools and tests).
+    var workerProcessIDs: [pid_t] { slots.compactMap { $0.processID.withLock { $0 } } }
+
+    // MARK: executing the scheduler's actions
+
+    private static func steps(_ actions: [PDFWorkScheduler.Action], _ state: inout State) -> [Step] {
+        actions.compactMap { action in
+            switch action {
+            case .start(let job, let slot):
+                return state.pending.removeValue(forKey: job).map { .run($0, slot: slot) }
+            case .rejectQueueFull(let job):
+                return state.pending.removeValue(forKey: job).map { .fail($0, .queueFull) }
+            }
+        }
+    }
+
+    private func perform(_ steps: [Step]) {
+        metrics.pdfQueueLength.record(queuedCount)
+        for step in steps {
+            switch step {
+            case .fail(let pending, let error):
+                pending.continuation.resume(throwing: error)
+            case .run(let pending, let slot):
+                let worker = slots[slot]
+                worker.queue.async { [self] in
+                    let result = worker.perform(
+                        pending.request, pdf: pending.pdf, document: pending.key, settings: settings, pool: self)
+                    pending.continuation.resume(with: result)
+                    let next = state.withLock { state in
+                        Self.steps(state.scheduler.finished(slot: slot, key: pending.key), &state)
+                    }
+                    perform(next)
+                }
+            }
+        }
+    }
+
+    /// Gives up a request that is still waiting (its deadline passed, or its caller was cancelled).
+    private func withdraw(_ job: PDFWorkScheduler.JobID, because error: PDFWorkError?) {
+        let pending = state.withLock { state -> Pending? in
+            guard state.scheduler.withdrawn(job) else { return nil }
+            return state.pending.removeValue(forKey: job)
+        }
+        guard let pending else { return }
+        pending.continuation.resume(throwing: error ?? CancellationError())
+        metrics.pdfQueueLength.record(queuedCount)
+    }
+
+    /// Called by a slot when it killed or lost its worker.
+    fileprivate func workerReplaced(_ reason: PDFWorkError, document: String) {
+        switch reason {
+        case .deadlineExceeded:
+            metrics.pdfDeadlinesMissed.increment()
+            logger.warning(
+                "a PDF worker missed its deadline and was killed",
+                metadata: ["document": "\(document)", "deadline": "\(settings.deadline)"])
+        default:
+            logger.warning(
+                "a PDF worker ended while holding a request", metadata: ["document": "\(document)", "why": "\(reason)"])
+        }
+        metrics.pdfWorkerRestarts.increment()
+    }
+
+    /// One worker process's place, and the thread its blocking calls run on.
+    private final class WorkerSlot: @unchecked Sendable {
+        let queue: DispatchQueue
+        /// Touched only on `queue`.
+        private var process: PDFWorkerProcess? {
+            didSet { processID.withLock { $0 = process?.pid } }
+        }
+        /// The process's id, readable from anywhere.
+        let processID = Mutex<pid_t?>(nil)
+
+        init(index: Int) {
+            queue = DispatchQueue(label: "quire.pdf-worker.\(index)")
+        }
+
+        func stop() {
+            process?.stop()
+            process = nil
+        }
+
+        /// Runs one request on this slot's process (starting one if needed). On `queue`.
+        func perform(
+            _ request: PDFWorkerRequest, pdf: Data, document: String, settings: Settings, pool: PDFWorkerPool
+        ) -> Result<Data, any Error> {
+            let input = CQuire_memfdCreate("quire-pdf")
+            guard input >= 0 else { return .failure(PDFWorkError.unavailable("memfd_create: errno \(errno)")) }
+            defer { close(input) }
+            guard Self.fill(input, with: pdf), CQuire_memfdSeal(input) == 0 else {
+                return .failure(PDFWorkError.unavailable("cannot fill the PDF's memfd: errno \(errno)"))
+            }
+            do throws(PDFWorkError) {
+                if process == nil {
+                    process = try PDFWorkerProcess.start(
+                        executable: settings.executable, memoryLimitMiB: settings.memoryLimitMiB)
+                }
+                guard let process else { throw .unavailable("no worker process") }
+                let (reply, output) = try process.exchange(request, pdf: input, deadline: settings.deadline)
+                defer { if output >= 0 { close(output) } }
+                guard reply.status == .succeeded else { return .failure(PDFWorkError.refused(reply)) }
+                guard reply.resultLength <= UInt64(settings.maximumResultBytes), output >= 0,
+                    let bytes = Self.contents(of: output, length: Int(reply.resultLength))
+                else {
+                    throw .workerCrashed("its result could not be read (or is over the bound)")
+                }
+                return .success(bytes)
+            } catch {
+                if case .unavailable = error { return .failure(error) }
+                process?.stop()
+                process = nil
+                pool.workerReplaced(error, document: document)
+                return .failure(error)
+            }
+        }
+
+        private static func fill(_ descriptor: Int32, with data: Data) -> Bool {
+            var written = 0
+            while written < data.count {
+                let count = data.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                written += count
+            }
+            return true
+        }
+
+        private static func contents(of descriptor: Int32, length: Int) -> Data? {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) >= length
+            else { return nil }
+            var data = Data(count: length)
+            var filled = 0
+            while filled < length {
+                let count = data.withUnsafeMutableBytes {
+                    pread(descriptor, $0.baseAddress! + filled, length - filled, off_t(filled))
+                }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return nil }
+                filled += count
+            }
+            return data
+        }
+    }
+}
+
+extension Duration {
+    /// The duration for Dispatch.
+    var dispatchInterval: DispatchTimeInterval {
+        .nanoseconds(Int(components.seconds) * 1_000_000_000 + Int(components.attoseconds / 1_000_000_000))
+    }
+}

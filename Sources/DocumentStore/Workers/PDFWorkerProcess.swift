@@ -1,0 +1,149 @@
+import CQuireLinux
+import Foundation
+import PDFWorkerWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One `quire-pdf worker` child process and the socket to it. Used from one thread at a time (its slot's).
+final class PDFWorkerProcess {
+    /// The child's process id.
+    let pid: pid_t
+    private let socket: Int32
+    private var isReaped = false
+
+    private init(pid: pid_t, socket: Int32) {
+        self.pid = pid
+        self.socket = socket
+    }
+
+    deinit {
+        close(socket)
+        if !isReaped {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        }
+    }
+
+    /// Starts `executable worker` with a `SOCK_SEQPACKET` socket as its descriptor 3, an empty signal mask, no
+    /// other inherited descriptor and the environment without `QUIRE_*` variables (the token stays here) and
+    /// without Swift's backtracer.
+    /// - Throws: ``PDFWorkError/unavailable(_:)`` when the socket or the process cannot be made.
+    static func start(executable: String, memoryLimitMiB: Int) throws(PDFWorkError) -> PDFWorkerProcess {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0
+        else { throw .unavailable("socketpair: \(String(cString: strerror(errno)))") }
+        defer { close(ends[1]) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 3)
+        CQuire_spawnCloseFrom(&actions, 4)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let arguments = [executable, "worker", "--memory-limit", String(memoryLimitMiB)]
+        // No QUIRE_* variable (the token stays in the service), and no Swift backtracer: a crash ends the
+        // worker at once.
+        var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("QUIRE_") }
+        variables["SWIFT_BACKTRACE"] = "enable=no"
+        let environment = variables.map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let result = withCStrings(arguments) { argv in
+            withCStrings(environment) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
+        }
+        guard result == 0 else {
+            close(ends[0])
+            throw .unavailable("cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+        return PDFWorkerProcess(pid: pid, socket: ends[0])
+    }
+
+    /// Sends `request` with `pdf` attached, and waits at most `deadline` for the reply.
+    /// - Returns: the reply and the result's descriptor (-1 when none came).
+    /// - Throws: ``PDFWorkError/deadlineExceeded(_:)`` (the caller kills the process),
+    ///   ``PDFWorkError/workerCrashed(_:)`` when the process ended or answered with something that is not a
+    ///   reply.
+    func exchange(_ request: PDFWorkerRequest, pdf: Int32, deadline: Duration) throws(PDFWorkError) -> (
+        PDFWorkerReply, Int32
+    ) {
+        let packet: [UInt8]
+        do {
+            packet = try request.encoded()
+        } catch {
+            throw .refused(PDFWorkerReply(status: .invalidArgument, message: error.description))
+        }
+        while true {
+            let sent = packet.withUnsafeBytes { CQuire_sendWithDescriptor(socket, $0.baseAddress, $0.count, pdf) }
+            if sent >= 0 { break }
+            if errno == EINTR { continue }
+            throw .workerCrashed(ended())
+        }
+        let started = ContinuousClock.now
+        while true {
+            let left = deadline - (ContinuousClock.now - started)
+            guard left > .zero else { throw .deadlineExceeded(deadline) }
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready == 0 { continue }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .workerCrashed("poll: \(String(cString: strerror(errno)))")
+            }
+            break
+        }
+        var buffer = [UInt8](repeating: 0, count: PDFWorkerMessage.maximumPacketSize)
+        var attached: Int32 = -1
+        var count: Int
+        repeat {
+            count = buffer.withUnsafeMutableBytes { CQuire_receiveWithDescriptor(socket, $0.baseAddress, $0.count, &attached) }
+        } while count < 0 && errno == EINTR
+        guard count > 0 else { throw .workerCrashed(ended()) }
+        do {
+            return (try PDFWorkerReply(decoding: Array(buffer[0..<count])), attached)
+        } catch {
+            if attached >= 0 { close(attached) }
+            throw .workerCrashed("it sent a malformed reply (\(error))")
+        }
+    }
+
+    /// Kills the process and waits for it.
+    func stop() {
+        guard !isReaped else { return }
+        kill(pid, SIGKILL)
+        _ = ended()
+    }
+
+    /// Waits for the process (which closed its end) and says how it ended.
+    private func ended() -> String {
+        guard !isReaped else { return "it had ended" }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            if errno == EINTR { continue }
+            isReaped = true
+            return "it ended"
+        }
+        isReaped = true
+        let signal = status & 0x7f
+        if signal == 0 { return "it exited with status \((status >> 8) & 0xff)" }
+        return "it was killed by signal \(signal)\(signal == SIGKILL ? " (out of memory, or killed)" : "")"
+    }
+}
+
+/// Runs `body` with a NULL-terminated C array of `strings`.
+private func withCStrings<T>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> T) -> T {
+    var pointers = strings.map { strdup($0) }
+    pointers.append(nil)
+    defer { for pointer in pointers { free(pointer) } }
+    return body(pointers)
+}

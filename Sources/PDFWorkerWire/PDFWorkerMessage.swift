@@ -1,0 +1,213 @@
+/// The messages between the service and a PDF worker process (`quire-pdf worker`), one per
+/// `SOCK_SEQPACKET` packet: a request with the PDF attached as a sealed memfd, a reply with the result attached
+/// as a memfd. Both sides decode what the other sent as hostile input: every field is bounded, and a packet
+/// that is not exactly one message is refused with a ``PDFWorkerWireError``, never a crash.
+///
+/// Layout (little-endian): a request is `magic(4) version(1) operation(1) page(4) dpi(4) passwordLength(2)
+/// password`; a reply is `magic(4) version(1) status(1) messageLength(2) resultLength(8) message`.
+public enum PDFWorkerMessage {
+    /// "QPW" and the version byte.
+    static let magic: [UInt8] = [0x51, 0x50, 0x57, 0x31]
+    /// The largest packet either side sends or accepts.
+    public static let maximumPacketSize = 8192
+    /// The longest password (in UTF-8 bytes) a request carries.
+    public static let maximumPasswordLength = 1024
+    /// The longest failure message a reply carries.
+    public static let maximumMessageLength = 4096
+}
+
+/// What a worker is asked to do with the PDF attached to the request.
+public struct PDFWorkerRequest: Sendable, Equatable {
+    /// The operations a worker performs.
+    public enum Operation: UInt8, Sendable {
+        /// Render page `pageIndex` at `dpi` to PNG.
+        case renderPNG = 1
+        /// The text of page `pageIndex`.
+        case text = 2
+    }
+
+    /// What to do.
+    public var operation: Operation
+    /// The page, from 0, within the attached PDF.
+    public var pageIndex: UInt32
+    /// Dots per inch (renders only).
+    public var dpi: UInt32
+    /// The password that opens the PDF, if it needs one.
+    public var password: String?
+
+    /// Makes a request.
+    public init(operation: Operation, pageIndex: UInt32, dpi: UInt32 = 0, password: String? = nil) {
+        self.operation = operation
+        self.pageIndex = pageIndex
+        self.dpi = dpi
+        self.password = password
+    }
+
+    /// The packet.
+    /// - Throws: ``PDFWorkerWireError/fieldTooLong(_:)`` for a password over the bound.
+    public func encoded() throws(PDFWorkerWireError) -> [UInt8] {
+        let passwordBytes = password.map { Array($0.utf8) }
+        guard (passwordBytes?.count ?? 0) <= PDFWorkerMessage.maximumPasswordLength else {
+            throw .fieldTooLong("password")
+        }
+        var packet = PDFWorkerMessage.magic
+        packet.append(operation.rawValue)
+        packet.append(passwordBytes == nil ? 0 : 1)
+        packet.appendLittleEndian(pageIndex)
+        packet.appendLittleEndian(dpi)
+        packet.appendLittleEndian(UInt16(passwordBytes?.count ?? 0))
+        packet.append(contentsOf: passwordBytes ?? [])
+        return packet
+    }
+
+    /// Decodes a packet.
+    /// - Throws: a ``PDFWorkerWireError`` for anything but exactly one well-formed request.
+    public init(decoding packet: [UInt8]) throws(PDFWorkerWireError) {
+        var reader = PacketReader(packet)
+        try reader.expectMagic()
+        guard let operation = Operation(rawValue: try reader.byte()) else { throw .unknownValue("operation") }
+        let hasPassword = try reader.byte()
+        guard hasPassword <= 1 else { throw .unknownValue("password flag") }
+        let pageIndex = try reader.uint32()
+        let dpi = try reader.uint32()
+        let passwordLength = Int(try reader.uint16())
+        guard passwordLength <= PDFWorkerMessage.maximumPasswordLength else { throw .fieldTooLong("password") }
+        let passwordBytes = try reader.bytes(passwordLength)
+        try reader.expectEnd()
+        guard hasPassword == 1 || passwordLength == 0 else { throw .unknownValue("password flag") }
+        self.init(
+            operation: operation, pageIndex: pageIndex, dpi: dpi,
+            password: hasPassword == 1 ? String(decoding: passwordBytes, as: UTF8.self) : nil)
+    }
+}
+
+/// A worker's answer: the result's length (the bytes are in the attached memfd), or why it failed.
+public struct PDFWorkerReply: Sendable, Equatable {
+    /// How the operation ended.
+    public enum Status: UInt8, Sendable {
+        /// Done: the attached memfd holds `resultLength` bytes.
+        case succeeded = 0
+        /// The PDF needs a password, or another one.
+        case passwordRequired = 1
+        /// The PDF is damaged or not a PDF.
+        case damaged = 2
+        /// The page does not exist.
+        case pageOutOfRange = 3
+        /// The resolution is out of range, or the image would be too large.
+        case invalidArgument = 4
+        /// Anything else (out of memory, say).
+        case failed = 5
+    }
+
+    /// How it ended.
+    public var status: Status
+    /// The result's length in bytes (0 unless it succeeded).
+    public var resultLength: UInt64
+    /// What went wrong, for a log line or a problem's detail (empty on success).
+    public var message: String
+
+    /// Makes a reply.
+    public init(status: Status, resultLength: UInt64 = 0, message: String = "") {
+        self.status = status
+        self.resultLength = resultLength
+        self.message = message
+    }
+
+    /// The packet (a message over the bound is cut at a character boundary).
+    public func encoded() -> [UInt8] {
+        var messageBytes = Array(message.utf8)
+        if messageBytes.count > PDFWorkerMessage.maximumMessageLength {
+            messageBytes = Array(String(decoding: messageBytes.prefix(PDFWorkerMessage.maximumMessageLength - 4), as: UTF8.self).utf8)
+        }
+        var packet = PDFWorkerMessage.magic
+        packet.append(status.rawValue)
+        packet.appendLittleEndian(UInt16(messageBytes.count))
+        packet.appendLittleEndian(resultLength)
+        packet.append(contentsOf: messageBytes)
+        return packet
+    }
+
+    /// Decodes a packet.
+    /// - Throws: a ``PDFWorkerWireError`` for anything but exactly one well-formed reply.
+    public init(decoding packet: [UInt8]) throws(PDFWorkerWireError) {
+        var reader = PacketReader(packet)
+        try reader.expectMagic()
+        guard let status = Status(rawValue: try reader.byte()) else { throw .unknownValue("status") }
+        let messageLength = Int(try reader.uint16())
+        guard messageLength <= PDFWorkerMessage.maximumMessageLength else { throw .fieldTooLong("message") }
+        let resultLength = try reader.uint64()
+        let message = try reader.bytes(messageLength)
+        try reader.expectEnd()
+        guard status == .succeeded || resultLength == 0 else { throw .unknownValue("result length") }
+        self.init(status: status, resultLength: resultLength, message: String(decoding: message, as: UTF8.self))
+    }
+}
+
+/// Why a worker packet was refused.
+public enum PDFWorkerWireError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The packet does not start with the protocol's magic and version.
+    case badMagic
+    /// The packet ends inside a field.
+    case truncated
+    /// Bytes follow the message.
+    case trailingBytes(Int)
+    /// A field has a value the protocol does not define.
+    case unknownValue(String)
+    /// A field is longer than its bound.
+    case fieldTooLong(String)
+
+    /// One line for a log.
+    public var description: String {
+        switch self {
+        case .badMagic: return "the packet is not a Quire PDF worker message of this version"
+        case .truncated: return "the packet ends inside a field"
+        case .trailingBytes(let count): return "\(count) bytes follow the message"
+        case .unknownValue(let field): return "the \(field) has a value the protocol does not define"
+        case .fieldTooLong(let field): return "the \(field) is longer than the protocol allows"
+        }
+    }
+}
+
+/// Reads fields from a packet, never past its end.
+struct PacketReader {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func expectMagic() throws(PDFWorkerWireError) {
+        guard bytes.count >= 4, Array(bytes[0..<4]) == PDFWorkerMessage.magic else { throw .badMagic }
+        offset = 4
+    }
+
+    mutating func byte() throws(PDFWorkerWireError) -> UInt8 { try bytes(1)[0] }
+
+    mutating func uint16() throws(PDFWorkerWireError) -> UInt16 {
+        try bytes(2).reversed().reduce(0) { $0 << 8 | UInt16($1) }
+    }
+
+    mutating func uint32() throws(PDFWorkerWireError) -> UInt32 {
+        try bytes(4).reversed().reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    mutating func uint64() throws(PDFWorkerWireError) -> UInt64 {
+        try bytes(8).reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    mutating func bytes(_ count: Int) throws(PDFWorkerWireError) -> [UInt8] {
+        guard count >= 0, count <= bytes.count - offset else { throw .truncated }
+        defer { offset += count }
+        return Array(bytes[offset..<offset + count])
+    }
+
+    func expectEnd() throws(PDFWorkerWireError) {
+        guard offset == bytes.count else { throw .trailingBytes(bytes.count - offset) }
+    }
+}
+
+extension [UInt8] {
+    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        var value = value.littleEndian
+        Swift.withUnsafeBytes(of: &value) { append(contentsOf: $0) }
+    }
+}

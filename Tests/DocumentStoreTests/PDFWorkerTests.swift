@@ -1,0 +1,168 @@
+@testable import DocumentStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A PDF whose one page draws a form of `rectangles` tiny filled rectangles `draws` times: cheap to parse,
+/// slow to render (the kind of page that once held every worker thread for seconds).
+enum SlowPDF {
+    static func data(rectangles: Int = 100_000, draws: Int = 60) -> Data {
+        let form = String(repeating: "0 0 1 1 re f\n", count: rectangles)
+        let page = String(repeating: "/F1 Do\n", count: draws)
+        let objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Resources << /XObject << /F1 5 0 R >> >> "
+                + "/Contents 4 0 R >>",
+            "<< /Length \(page.utf8.count) >>\nstream\n\(page)endstream",
+            "<< /Type /XObject /Subtype /Form /BBox [0 0 200 200] /Length \(form.utf8.count) >>\nstream\n\(form)"
+                + "endstream",
+        ]
+        var pdf = "%PDF-1.4\n"
+        var offsets: [Int] = []
+        for (index, object) in objects.enumerated() {
+            offsets.append(pdf.utf8.count)
+            pdf += "\(index + 1) 0 obj\n\(object)\nendobj\n"
+        }
+        let xref = pdf.utf8.count
+        pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+        for offset in offsets { pdf += String(format: "%010d 00000 n \n", offset) }
+        pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        return Data(pdf.utf8)
+    }
+}
+
+/// Pages are rendered and their text extracted in worker processes, with a deadline, fairly between documents.
+@Suite("PDF worker processes")
+struct PDFWorkerTests {
+    static func upload(_ client: any TestClientProtocol, _ bytes: Data) async throws -> String {
+        let response = try await client.execute(
+            uri: "/documents", method: .post, headers: [.contentType: "application/pdf"], body: ByteBuffer(bytes: bytes))
+        #expect(response.status == .created)
+        return try #require(try jsonObject(response)["id"] as? String)
+    }
+
+    @Test("A crafted slow page gets 422 at its deadline while another document's text keeps being served")
+    func slowPageBesideNormalDocument() async throws {
+        let service = try DocumentService(pdfDeadline: .seconds(2))
+        try await service.run { client in
+            let slow = try await Self.upload(client, SlowPDF.data())
+            let normal = try await Self.upload(client, try Fixture.data("hundred-pages.pdf"))
+            // Four renders of the slow page at once, and meanwhile the normal document's text, page after page.
+            let rendersDone = Mutex(false)
+            let renders = Task { () async throws -> [(HTTPResponse.Status, String)] in
+                defer { rendersDone.withLock { $0 = true } }
+                return try await withThrowingTaskGroup(of: (HTTPResponse.Status, String).self) { group in
+                    for _ in 0..<4 {
+                        group.addTask {
+                            let response = try await client.execute(
+                                uri: "/documents/\(slow)/pages/1/image?dpi=72", method: .get)
+                            return (response.status, String(buffer: response.body))
+                        }
+                    }
+                    var outcomes: [(HTTPResponse.Status, String)] = []
+                    for try await outcome in group { outcomes.append(outcome) }
+                    return outcomes
+                }
+            }
+            // The renders are in: one runs, three wait their turn behind it (one request per document at a time).
+            let submitted = ContinuousClock.now + .seconds(10)
+            while service.library.workers.queuedCount < 3, ContinuousClock.now < submitted {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(service.library.workers.queuedCount == 3)
+            var served = 0
+            for page in 1...20 {
+                let text = try await client.execute(uri: "/documents/\(normal)/pages/\(page)/text", method: .get)
+                #expect(text.status == .ok)
+                served += 1
+            }
+            // All 20 were answered while the slow renders were still held (they end at their 2 s deadline).
+            #expect(served == 20)
+            let stillRendering = rendersDone.withLock { !$0 }
+            #expect(stillRendering)
+            let outcomes = try await renders.value
+            #expect(outcomes.count == 4)
+            #expect(outcomes.contains { $0.0 == .unprocessableContent && $0.1.contains("/problems/pdf-work-too-long") })
+            #expect(outcomes.allSatisfy { $0.0 == .unprocessableContent || $0.0 == .serviceUnavailable })
+            // The killed worker was replaced: rendering goes on.
+            let image = try await client.execute(uri: "/documents/\(normal)/pages/1/image?dpi=30", method: .get)
+            #expect(image.status == .ok)
+            let metrics = try await client.execute(uri: "/metrics", method: .get)
+            #expect(String(buffer: metrics.body).contains("quire_pdf_deadlines_missed_total"))
+        }
+    }
+
+    @Test("A worker killed mid-request fails that request with 422; the next request gets a new worker")
+    func workerCrash() async throws {
+        let service = try DocumentService(pdfDeadline: .seconds(30), pdfWorkers: 1)
+        try await service.run { client in
+            let slow = try await Self.upload(client, SlowPDF.data())
+            let render = Task {
+                try await client.execute(uri: "/documents/\(slow)/pages/1/image?dpi=72", method: .get)
+            }
+            // Wait until the render holds the one worker, then crash it as poppler would.
+            var worker: pid_t?
+            let deadline = ContinuousClock.now + .seconds(10)
+            while worker == nil, ContinuousClock.now < deadline {
+                worker = service.library.workers.workerProcessIDs.first
+                if worker == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            let pid = try #require(worker)
+            try await Task.sleep(for: .milliseconds(200))  // let it start rendering
+            #expect(kill(pid, SIGSEGV) == 0)
+            let response = try await render.value
+            #expect(response.status == .unprocessableContent)
+            #expect(String(buffer: response.body).contains("/problems/pdf-worker-crashed"))
+            let normal = try await Self.upload(client, try Fixture.data("one-page.pdf"))
+            let text = try await client.execute(uri: "/documents/\(normal)/pages/1/text", method: .get)
+            #expect(text.status == .ok)
+        }
+    }
+}
+
+/// The scheduler alone: events in, actions out.
+@Suite("PDF work scheduler")
+struct PDFWorkSchedulerTests {
+    @Test("Documents take turns; one document never holds more than one worker")
+    func fairness() {
+        var scheduler = PDFWorkScheduler(slots: 2, maximumQueuedPerKey: 8)
+        #expect(scheduler.submitted(1, key: "slow") == [.start(1, slot: 0)])
+        #expect(scheduler.submitted(2, key: "slow") == [])
+        #expect(scheduler.submitted(3, key: "slow") == [])
+        #expect(scheduler.submitted(4, key: "other") == [.start(4, slot: 1)])
+        #expect(scheduler.submitted(5, key: "other") == [])
+        #expect(scheduler.submitted(6, key: "third") == [])
+        // "other" finishes: the next turn is "slow"'s (still running: skipped), then "other", then "third".
+        #expect(scheduler.finished(slot: 1, key: "other") == [.start(5, slot: 1)])
+        #expect(scheduler.finished(slot: 1, key: "other") == [.start(6, slot: 1)])
+        #expect(scheduler.finished(slot: 0, key: "slow") == [.start(2, slot: 0)])
+        #expect(scheduler.queuedCount == 1)
+    }
+
+    @Test("A full queue rejects at once; a withdrawn request never starts; bad events change nothing")
+    func boundsAndWithdrawal() {
+        var scheduler = PDFWorkScheduler(slots: 1, maximumQueuedPerKey: 2)
+        #expect(scheduler.submitted(1, key: "a") == [.start(1, slot: 0)])
+        #expect(scheduler.submitted(2, key: "a") == [])
+        #expect(scheduler.submitted(3, key: "a") == [])
+        #expect(scheduler.submitted(4, key: "a") == [.rejectQueueFull(4)])
+        #expect(scheduler.submitted(2, key: "b") == [.rejectQueueFull(2)])  // an id given twice
+        let first = scheduler.withdrawn(2)
+        let again = scheduler.withdrawn(2)
+        let running = scheduler.withdrawn(1)  // running, not waiting
+        #expect(first && !again && !running)
+        #expect(scheduler.finished(slot: 0, key: "zzz") == [])  // nothing of zzz runs
+        #expect(scheduler.finished(slot: 0, key: "a") == [.start(3, slot: 0)])
+        #expect(scheduler.finished(slot: 0, key: "a") == [])
+        #expect(scheduler.finished(slot: 0, key: "a") == [])  // the slot is idle already
+        #expect(scheduler.queuedCount == 0)
+    }
+}
