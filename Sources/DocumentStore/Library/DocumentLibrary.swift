@@ -19,7 +19,10 @@ public final class DocumentLibrary: Sendable {
         var open: [DocumentID: OpenDocument] = [:]
         /// Open documents, least recently used first.
         var recency: [DocumentID] = []
-        var lanes: [DocumentID: OperationLane] = [:]
+        /// The lanes of the documents that have an operation running or waiting, with how many there are: a lane
+        /// leaves the map when its last operation ends (in the same critical section as the count reaching zero),
+        /// so a newcomer either joins the lane that is still in use or makes a fresh one no one else holds.
+        var lanes: [DocumentID: (lane: OperationLane, users: Int)] = [:]
         var isShutDown = false
     }
 
@@ -100,14 +103,37 @@ public final class DocumentLibrary: Sendable {
     // MARK: shared steps
 
     /// The lane of a document's operations.
-    func lane(_ id: DocumentID) -> OperationLane {
+    func lane(_ id: DocumentID) -> DocumentLane {
+        DocumentLane(library: self, id: id)
+    }
+
+    /// The lane of document `id`, made if there is none, counted as used until ``leaveLane(_:)``.
+    func enterLane(_ id: DocumentID) -> OperationLane {
         state.withLock { state in
-            if let lane = state.lanes[id] { return lane }
+            if let entry = state.lanes[id] {
+                state.lanes[id]?.users += 1
+                return entry.lane
+            }
             let lane = OperationLane()
-            state.lanes[id] = lane
+            state.lanes[id] = (lane, 1)
             return lane
         }
     }
+
+    /// Ends one use of document `id`'s lane; the last one removes the lane from the map.
+    func leaveLane(_ id: DocumentID) {
+        state.withLock { state in
+            guard let entry = state.lanes[id] else { return }
+            if entry.users <= 1 {
+                state.lanes.removeValue(forKey: id)
+            } else {
+                state.lanes[id]?.users -= 1
+            }
+        }
+    }
+
+    /// How many documents have a lane (an operation running or waiting): 0 when the library is idle.
+    var laneCount: Int { state.withLock { $0.lanes.count } }
 
     /// The catalog record, or 404.
     func record(_ id: DocumentID) async throws -> DocumentRecord {
