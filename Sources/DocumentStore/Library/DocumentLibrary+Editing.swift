@@ -127,18 +127,18 @@ extension DocumentLibrary {
     }
 
     /// Writes the edits to the files (coordinated, atomic). A `saved` event follows.
-    /// - Throws: 404; 428/412; 409 in conflict.
-    public func save(_ id: DocumentID, preconditions: RequestPreconditions) async throws -> (
+    /// - Throws: 404; 428/412; 401 for an encrypted document without its password or with a wrong one; 409 in
+    ///   conflict.
+    public func save(_ id: DocumentID, preconditions: RequestPreconditions, password: String?) async throws -> (
         DocumentRepresentations.Info, EntityTag
     ) {
         try await lane(id).run {
             let record = try await record(id)
             try preconditions.requireIfMatch(current: record.etag, method: .post)
-            guard let open = state.withLock({ $0.open[id] }) else {
-                // Not open: nothing in memory to save.
-                let open = try await openDocument(id, password: nil)
-                return try await info(of: open)
-            }
+            let wasOpen = state.withLock { $0.open[id] != nil }
+            let open = try await openDocument(id, password: password)
+            // Not open before: nothing in memory to save.
+            guard wasOpen else { return try await info(of: open) }
             if open.document.conflict != nil {
                 throw ProblemDetails.documentInConflict(id, "resolve its conflict (reload, save or close) instead")
             }
@@ -157,13 +157,14 @@ extension DocumentLibrary {
     }
 
     /// Resolves the document's conflict. `close` removes the document from the store (returns nil).
-    /// - Throws: 404; 409 when there is no conflict, or `reload` of a deleted file.
-    public func resolve(_ id: DocumentID, with resolution: FileConflictResolution) async throws -> (
-        DocumentRepresentations.Info, EntityTag
-    )? {
+    /// - Throws: 404; 401 for an encrypted document without its password or with a wrong one; 409 when there is
+    ///   no conflict, or `reload` of a deleted file.
+    public func resolve(_ id: DocumentID, with resolution: FileConflictResolution, password: String?) async throws
+        -> (DocumentRepresentations.Info, EntityTag)?
+    {
         try await lane(id).run { () async throws -> (DocumentRepresentations.Info, EntityTag)? in
             let record = try await record(id)
-            let open = try await openDocument(id, password: nil)
+            let open = try await openDocument(id, password: password)
             let document = open.document
             let inConflict = document.conflict != nil || record.state == .deleted || record.state.conflictType != nil
             guard inConflict else { throw ProblemDetails.noConflict(id) }
@@ -220,7 +221,7 @@ extension DocumentLibrary {
             try await blocking { try body(document) }
             var updated = record
             updated.state = Self.state(of: document)
-            updated.title = document.metadata.title
+            updated.title = Self.listedTitle(of: document)
             updated.updatedAt = Date()
             _ = try await catalog.update(updated)
             return try await info(of: open)

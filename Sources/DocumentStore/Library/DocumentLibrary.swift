@@ -314,6 +314,11 @@ public final class DocumentLibrary: Sendable {
         }
     }
 
+    /// The title `GET /documents` shows: none for an encrypted document, whose metadata only its password reveals.
+    static func listedTitle(of document: Document) -> String? {
+        document.isEncrypted ? nil : document.metadata.title
+    }
+
     /// The state the store reports for an open document.
     static func state(of document: Document) -> DocumentState {
         if let conflict = document.conflict {
@@ -331,7 +336,7 @@ public final class DocumentLibrary: Sendable {
         record.etag = OpenDocument.tag(of: files)
         record.size = files.reduce(0) { $0 + $1.size }
         record.pageCount = open.document.pageCount
-        record.title = open.document.metadata.title
+        record.title = listedTitle(of: open.document)
         record.state = state(of: open.document)
         record.updatedAt = Date()
         return record

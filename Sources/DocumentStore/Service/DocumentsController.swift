@@ -94,11 +94,13 @@ public struct DocumentsController: RouteController {
         }
         routes.post(":id/save") { request, context in
             let id = try Self.documentID(context)
-            let (info, tag) = try await library.save(id, preconditions: RequestPreconditions(headers: request.headers))
+            let (info, tag) = try await library.save(
+                id, preconditions: RequestPreconditions(headers: request.headers), password: Self.password(request))
             return try Self.respond(json: info, tag: tag, request: request)
         }
         routes.get(":id/conflict") { request, context in
-            let report = try await library.conflictReport(try Self.documentID(context))
+            let report = try await library.conflictReport(
+                try Self.documentID(context), password: Self.password(request))
             return try Self.respond(json: report, tag: nil, request: request)
         }
         routes.post(":id/conflict/resolve") { request, context in
@@ -110,7 +112,8 @@ public struct DocumentsController: RouteController {
                 throw ProblemDetails.invalidParameter(
                     "resolution", "resolution must be \"reload\", \"save\" or \"close\"")
             }
-            guard let (info, tag) = try await library.resolve(id, with: resolution) else {
+            guard let (info, tag) = try await library.resolve(id, with: resolution, password: Self.password(request))
+            else {
                 return Response(status: .noContent)
             }
             return try Self.respond(json: info, tag: tag, request: request)
@@ -151,7 +154,7 @@ public struct DocumentsController: RouteController {
 
     private func content(_ request: Request, _ context: StoreRequestContext) async throws -> Response {
         let id = try Self.documentID(context)
-        let (bytes, tag) = try await library.content(id)
+        let (bytes, tag) = try await library.content(id, password: Self.password(request))
         let preconditions = try RequestPreconditions(headers: request.headers)
         switch preconditions.evaluate(current: tag, method: request.method) {
         case .notModified: return Response(status: .notModified, headers: [.eTag: tag.headerValue])
