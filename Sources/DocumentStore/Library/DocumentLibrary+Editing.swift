@@ -93,7 +93,8 @@ extension DocumentLibrary {
     }
 
     /// Adds a note or a highlight in memory (the document becomes dirty).
-    /// - Throws: 404 (document or page), 401, 412, 409, 400 for an unusable rectangle or kind.
+    /// - Throws: 404 (document or page), 401, 412, 409, 400 for an unusable kind or rectangle (not finite, a
+    ///   width or height not above 0, or not inside the page).
     public func addAnnotation(
         _ id: DocumentID, _ request: DocumentRepresentations.AnnotationRequest, preconditions: RequestPreconditions,
         password: String?
@@ -104,18 +105,23 @@ extension DocumentLibrary {
         case "highlight": kind = .highlight
         default: throw ProblemDetails.invalidParameter("kind", "kind must be \"note\" or \"highlight\"")
         }
-        let rect = CGRect(x: request.rect.x, y: request.rect.y, width: request.rect.width, height: request.rect.height)
-        guard [rect.origin.x, rect.origin.y, rect.width, rect.height].allSatisfy(\.isFinite), rect.width > 0,
-            rect.height > 0, abs(rect.origin.x) < 1e6, abs(rect.origin.y) < 1e6, rect.width < 1e6, rect.height < 1e6
-        else {
-            throw ProblemDetails.invalidParameter("rect", "rect needs finite numbers and a positive width and height")
-        }
+        let rect = try Self.annotationRect(request.rect)
         guard request.page >= 1 else {
             throw ProblemDetails.invalidParameter("page", "page numbers start at 1, not \(request.page)")
         }
         return try await edit(id, preconditions: preconditions, password: password) { document in
             guard request.page <= document.pageCount else {
                 throw ProblemDetails.pageOutOfRange(request.page, pageCount: document.pageCount)
+            }
+            let size = try document.pageInfo(at: request.page - 1).size
+            let slack = 0.001
+            guard rect.minX >= -slack, rect.minY >= -slack, rect.maxX <= size.width + slack,
+                rect.maxY <= size.height + slack
+            else {
+                throw ProblemDetails.invalidParameter(
+                    "rect",
+                    "rect (x \(rect.minX), y \(rect.minY), width \(rect.width), height \(rect.height)) is not "
+                        + "inside page \(request.page), which is \(size.width) by \(size.height) points from (0, 0)")
             }
             do {
                 try document.addAnnotation(
@@ -124,6 +130,27 @@ extension DocumentLibrary {
                 throw ProblemDetails.invalidParameter("rect", error.description)
             }
         }
+    }
+
+    /// The rectangle of an annotation request: finite, within a million points, with a width and height above
+    /// zero as given (a `CGRect` would take a negative size and flip it).
+    /// - Throws: 400 naming the member at fault (`rect.x`, `rect.y`, `rect.width`, `rect.height`).
+    static func annotationRect(_ rect: DocumentRepresentations.AnnotationRequest.Rect) throws -> CGRect {
+        for (name, value) in [
+            ("rect.x", rect.x), ("rect.y", rect.y), ("rect.width", rect.width), ("rect.height", rect.height),
+        ] {
+            guard value.isFinite, abs(value) < 1e6 else {
+                throw ProblemDetails.invalidParameter(
+                    name, "member \"\(name)\" must be a finite number of points below 1000000, not \(value)")
+            }
+        }
+        for (name, value) in [("rect.width", rect.width), ("rect.height", rect.height)] where !(value > 0) {
+            throw ProblemDetails.invalidParameter(
+                name,
+                "member \"\(name)\" must be above 0, not \(value): x and y name the lower-left corner of the "
+                    + "rectangle")
+        }
+        return CGRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
     }
 
     /// Writes the edits to the files (coordinated, atomic). A `saved` event follows.

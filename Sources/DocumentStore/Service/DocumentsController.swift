@@ -236,24 +236,10 @@ public struct DocumentsController: RouteController {
         }
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
-        do {
-            return try JSONDecoder().decode(type, from: data)
-        } catch {
-            throw ProblemDetails.badRequest(
-                "the JSON body is not a valid \(String(describing: type).split(separator: ".").last ?? ""): "
-                    + Self.reason(error)
-            )
-        }
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, _): return "member \"\(key.stringValue)\" is missing"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            return "member \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
-        case DecodingError.dataCorrupted: return "it is not JSON"
-        default: return "\(error)"
-        }
+    /// Decodes a JSON body of a closed schema.
+    /// - Throws: 400 naming the member that is unknown, missing or of the wrong type, or saying the body is not
+    ///   a JSON object.
+    static func decode<T: JSONRequestBody>(_ type: T.Type, _ data: Data) throws -> T {
+        try T.decode(data)
     }
 }
