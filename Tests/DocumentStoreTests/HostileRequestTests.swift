@@ -5,7 +5,8 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// Requests a hostile or careless client sends: each is a 400 problem that names what is wrong.
+/// Requests a hostile or careless client sends: each is a 400 (or 422) problem that names what is wrong, and no
+/// problem names a path inside the store directory.
 @Suite("Hostile requests")
 struct HostileRequestTests {
     @Test("A JSON member of the wrong type is named with the type it must have, not called \"not JSON\"")
@@ -120,6 +121,46 @@ struct HostileRequestTests {
                 "/documents/\(id)/annotations", .post,
                 json: #"{"kind": "note", "page": 1, "rect": {"x": 0, "y": 0, "width": 612, "height": 792}}"#)
             #expect(inside.status == .ok)
+        }
+    }
+
+    @Test("No problem of the document routes names a path inside the store directory (the pixel limit included)")
+    func noStorePaths() async throws {
+        let service = try DocumentService()
+        try await service.run { client in
+            // one-page.pdf with a 6120 × 7920 point page: past the pixel limit at any allowed resolution.
+            var bytes = try Fixture.data("one-page.pdf")
+            let small = Data("[ 0 0 612 792 ]".utf8)
+            let large = Data("[0 0 6120 7920]".utf8)
+            let range = try #require(bytes.range(of: small))
+            bytes.replaceSubrange(range, with: large)
+            let created = try await client.execute(
+                uri: "/documents", method: .post, headers: [.contentType: "application/pdf"],
+                body: ByteBuffer(bytes: bytes))
+            #expect(created.status == .created)
+            let id = try #require(try jsonObject(created)["id"] as? String)
+            let tag = try #require(created.headers[.eTag])
+            let store = service.configuration.storeDirectory
+            let storePaths = [store.path, store.resolvingSymlinksInPath().path]
+            var problems: [TestResponse] = []
+            let image = try await client.execute(uri: "/documents/\(id)/pages/1/image?dpi=144", method: .get)
+            #expect(image.status == .badRequest)
+            #expect(try jsonObject(image)["parameter"] as? String == "dpi")
+            problems.append(image)
+            problems.append(
+                try await client.execute(
+                    uri: "/documents/\(id)/content", method: .put,
+                    headers: [.contentType: "application/pdf", .ifMatch: tag], body: ByteBuffer(string: "%PDF-1.4 no")))
+            problems.append(try await client.execute(uri: "/documents/\(id)/pages/9/text", method: .get))
+            problems.append(
+                try await client.send("/documents/\(id)/conflict/resolve", .post, json: #"{"resolution": "close"}"#))
+            problems.append(
+                try await client.send("/documents", .post, json: #"{"files": ["\#(store.path)/files/\#(id).pdf"]}"#))
+            for problem in problems {
+                let body = String(buffer: problem.body)
+                #expect(problem.headers[.contentType] == "application/problem+json", "\(body)")
+                for path in storePaths { #expect(!body.contains(path), "\(body)") }
+            }
         }
     }
 }

@@ -168,11 +168,14 @@ extension DocumentLibrary {
                 if case .pageOutOfRange = error {
                     throw ProblemDetails.pageOutOfRange(number, pageCount: document.pageCount)
                 }
-                if case .pdf(_, .invalidResolution) = error {
-                    throw ProblemDetails.invalidParameter("dpi", error.description)
-                }
-                if case .pdf(_, .imageTooLarge) = error {
-                    throw ProblemDetails.invalidParameter("dpi", error.description)
+                // Poppler's own message, not the document error's: that one starts with the file's path.
+                if case .pdf(_, let pdfError) = error {
+                    switch pdfError {
+                    case .invalidResolution, .imageTooLarge:
+                        throw ProblemDetails.invalidParameter("dpi", "page \(number): \(pdfError.description)")
+                    default:
+                        throw ProblemDetails.damagedPDF("document \(id.rawValue)", pdfError.description)
+                    }
                 }
                 throw ProblemDetails.damagedPDF("document \(id.rawValue)", error.description)
             }

@@ -21,6 +21,7 @@ public struct DocumentsController: RouteController {
     /// Every document route.
     public var routes: RouteCollection<StoreRequestContext> {
         let routes = RouteCollection(context: StoreRequestContext.self)
+        routes.add(middleware: StorePathRedactionMiddleware(storeDirectory: library.configuration.storeDirectory))
         routes.get { _, _ in try await list() }
         routes.post { request, context in try await create(request, context) }
         routes.get(":id") { request, context in
