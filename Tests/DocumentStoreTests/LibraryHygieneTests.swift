@@ -5,8 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// What the library leaves behind: lanes of idle documents, temporary files of interrupted writes, the file of a
-/// document closed by a conflict resolution.
+/// What the library leaves behind: lanes of idle documents, temporary files of interrupted writes.
 @Suite("Library hygiene")
 struct LibraryHygieneTests {
     @Test("Per-document lanes leave the map once their operations are over, deleted documents' too")
@@ -46,6 +45,60 @@ struct LibraryHygieneTests {
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(service.library.laneCount == 0)
+        }
+    }
+
+    @Test("At start the temporary files of interrupted writes go; look-alikes and other files stay")
+    func orphanedTemporaryFiles() async throws {
+        let service = try DocumentService()
+        try await service.run { client in
+            let uploaded = try #require(try jsonObject(try await client.upload("one-page.pdf"))["id"] as? String)
+            let registeredFile = try service.place("mixed-sizes.pdf", as: "report.pdf")
+            let register = try await client.send("/documents", .post, json: #"{"files": ["\#(registeredFile.path)"]}"#)
+            #expect(register.status == .created)
+            let files = service.configuration.storeDirectory.appendingPathComponent("files")
+            let root = service.root
+            let orphans = [
+                files.appendingPathComponent(".\(uploaded).quire-Ab12Cd.pdf"),
+                files.appendingPathComponent(".gone.quire-ZZZZZZ.pdf"),
+                root.appendingPathComponent(".report.quire-x1Y2z3.pdf"),
+            ]
+            let survivors = [
+                root.appendingPathComponent(".other.quire-x1Y2z3.pdf"),  // not a document's file
+                root.appendingPathComponent(".report.quire-x1Y2.pdf"),  // not the pattern
+                root.appendingPathComponent("report.quire-x1Y2z3.pdf"),
+                files.appendingPathComponent(".\(uploaded).quire-Ab12Cd.pdf.keep"),
+            ]
+            let old = Date(timeIntervalSinceNow: -3600)
+            for url in orphans + survivors {
+                try Data("partial".utf8).write(to: url)
+                try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: url.path)
+            }
+            let recent = root.appendingPathComponent(".report.quire-NEW123.pdf")  // a write of this run
+            try Data("partial".utf8).write(to: recent)
+
+            await service.library.openRecentDocuments()
+
+            for url in orphans {
+                #expect(!FileManager.default.fileExists(atPath: url.path), "\(url.lastPathComponent)")
+            }
+            for url in survivors + [recent, registeredFile, files.appendingPathComponent("\(uploaded).pdf")] {
+                #expect(FileManager.default.fileExists(atPath: url.path), "\(url.lastPathComponent)")
+            }
+        }
+    }
+
+    @Test("The names of sinks' temporary files are recognised exactly")
+    func temporaryFileNames() {
+        #expect(DocumentLibrary.temporaryFileTarget(".a.quire-Ab12Cd.pdf") == "a.pdf")
+        #expect(DocumentLibrary.temporaryFileTarget(".a.b.quire-Ab12Cd.pdf") == "a.b.pdf")
+        #expect(DocumentLibrary.temporaryFileTarget(".README.quire-Ab12Cd") == "README")
+        #expect(DocumentLibrary.temporaryFileTarget("..hidden.quire-Ab12Cd.pdf") == ".hidden.pdf")
+        for name in [
+            "a.quire-Ab12Cd.pdf", ".quire-Ab12Cd.pdf", ".a.quire-Ab12C.pdf", ".a.quire-Ab12Cd-.pdf",
+            ".a.quire-Ab12Cd.", ".a.quire-Ab 2Cd.pdf", ".a.quire-Ab12Cd.pdf.x", ".a.pdf",
+        ] {
+            #expect(DocumentLibrary.temporaryFileTarget(name) == nil, "\(name)")
         }
     }
 }

@@ -34,6 +34,8 @@ public final class DocumentLibrary: Sendable {
     let pool: NIOThreadPool
     /// Where uploads are kept: `<store>/files`.
     let uploadDirectory: URL
+    /// When the library was made: temporary files older than this are left from an earlier run.
+    let createdAt = Date()
     let state = Mutex(State())
     /// The presenters of the documents that are not open, by document. Watching and unwatching hold this lock
     /// throughout (never inside `state`'s), so that a document is never left watched while it is open.
@@ -67,9 +69,11 @@ public final class DocumentLibrary: Sendable {
 
     // MARK: lifecycle
 
-    /// Opens the most recently updated documents (up to the bound), so that their files are watched from the
-    /// start; a document whose files changed while the service was down gets its event now.
+    /// Removes the temporary files of interrupted writes (``removeOrphanedTemporaryFiles()``), then opens the most
+    /// recently updated documents (up to the bound), so that their files are watched from the start; a document
+    /// whose files changed while the service was down gets its event now.
     public func openRecentDocuments() async {
+        await removeOrphanedTemporaryFiles()
         guard let records = try? await catalog.documents() else { return }
         let recent = records.sorted { $0.updatedAt > $1.updatedAt }.prefix(configuration.maxOpenDocuments)
         for record in recent where record.state != .deleted {
