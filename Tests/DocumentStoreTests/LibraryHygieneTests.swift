@@ -5,7 +5,8 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// What the library leaves behind: lanes of idle documents, temporary files of interrupted writes.
+/// What the library leaves behind: lanes of idle documents, temporary files of interrupted writes, the file of a
+/// document closed by a conflict resolution.
 @Suite("Library hygiene")
 struct LibraryHygieneTests {
     @Test("Per-document lanes leave the map once their operations are over, deleted documents' too")
@@ -99,6 +100,35 @@ struct LibraryHygieneTests {
             ".a.quire-Ab12Cd.", ".a.quire-Ab 2Cd.pdf", ".a.quire-Ab12Cd.pdf.x", ".a.pdf",
         ] {
             #expect(DocumentLibrary.temporaryFileTarget(name) == nil, "\(name)")
+        }
+    }
+
+    @Test("Closing a conflict of an upload whose file cannot be removed is a problem, and the document stays")
+    func closeReportsFailure() async throws {
+        let service = try DocumentService()
+        try await service.run { client in
+            let id = try #require(try jsonObject(try await client.upload("one-page.pdf"))["id"] as? String)
+            let patched = try await client.send("/documents/\(id)/metadata", .patch, json: #"{"title": "Edited"}"#)
+            #expect(patched.status == .ok)
+            let file = service.configuration.storeDirectory.appendingPathComponent("files/\(id).pdf")
+            try FileManager.default.removeItem(at: file)
+            // The deletion under the edit: the document is `deleted`, in a deletion conflict.
+            let deleted = try await service.waitForEvent(.deleted, of: id)
+            #expect(deleted != nil)
+            // Something the coordinated deletion (unlink) cannot remove takes the file's place.
+            try FileManager.default.createDirectory(at: file, withIntermediateDirectories: false)
+            try Data("x".utf8).write(to: file.appendingPathComponent("inside"))
+
+            let response = try await client.send(
+                "/documents/\(id)/conflict/resolve", .post, json: #"{"resolution": "close"}"#)
+            #expect(response.status == .internalServerError)
+            #expect(response.headers[.contentType] == "application/problem+json")
+            let problem = try jsonObject(response)
+            #expect(problem["type"] as? String == "/problems/file-not-removed")
+            #expect((problem["detail"] as? String)?.contains(id) == true)
+            #expect(FileManager.default.fileExists(atPath: file.appendingPathComponent("inside").path))
+            #expect(try await client.execute(uri: "/documents/\(id)/conflict", method: .get).status == .ok)
+            #expect(try await service.events().contains { $0.type == .resolved } == false)
         }
     }
 }

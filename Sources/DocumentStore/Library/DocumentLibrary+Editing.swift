@@ -57,13 +57,7 @@ extension DocumentLibrary {
             let record = try await record(id)
             try preconditions.requireIfMatch(current: record.etag, method: .delete)
             forget(id)
-            if record.origin == .upload, let path = record.files.first {
-                try await blocking {
-                    do {
-                        try self.providers(for: [path])[0].deleteData()
-                    } catch let error as DataProviderError where error.isFileMissing {}
-                }
-            }
+            if record.origin == .upload, let path = record.files.first { try await removeUploadedFile(path) }
             let event = StoreEvent(type: .deleted, documentID: id, etag: record.etag)
             if let recorded = try await catalog.deleteDocument(id, recording: event) {
                 metrics.recordEvent(.deleted)
@@ -200,7 +194,16 @@ extension DocumentLibrary {
             case .close:
                 forget(id)
                 if record.origin == .upload, let path = record.files.first {
-                    try? FileManager.default.removeItem(atPath: path)
+                    do {
+                        try await removeUploadedFile(path)
+                    } catch {
+                        watchDormant(id, paths: record.files)
+                        throw ProblemDetails(
+                            status: .internalServerError, type: "/problems/file-not-removed",
+                            title: "File not removed",
+                            detail: "document \(id.rawValue) was not closed: its uploaded file could not be removed "
+                                + "(\(error)); the document stays in the store, try the resolution again")
+                    }
                 }
                 let event = StoreEvent(
                     type: .resolved, documentID: id, etag: record.etag, extra: ["resolution": "close"])
@@ -228,6 +231,16 @@ extension DocumentLibrary {
                     extra: ["resolution": resolution.rawValue])
                 return try await info(of: open)
             }
+        }
+    }
+
+    /// Deletes an uploaded document's file inside a coordinated `.forDeleting` write; a file already gone is fine.
+    /// - Throws: the provider's error when the file cannot be removed.
+    private func removeUploadedFile(_ path: String) async throws {
+        try await blocking {
+            do {
+                try self.providers(for: [path])[0].deleteData()
+            } catch let error as DataProviderError where error.isFileMissing {}
         }
     }
 
