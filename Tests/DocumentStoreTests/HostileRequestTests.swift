@@ -77,7 +77,7 @@ struct HostileRequestTests {
         }
     }
 
-    @Test("A NUL in a metadata member is a 400 naming the member; the title is not cut")
+    @Test("A NUL in a metadata member or a registered path is a 400 naming it; nothing is cut")
     func nulInMetadata() async throws {
         let service = try DocumentService()
         try await service.run { client in
@@ -92,6 +92,10 @@ struct HostileRequestTests {
             }
             let info = try jsonObject(try await client.execute(uri: "/documents/\(id)", method: .get))
             #expect(info["state"] as? String == "clean")
+            let file = try service.place("one-page.pdf")
+            let path = try await client.send("/documents", .post, json: #"{"files": ["\#(file.path)\u0000.txt"]}"#)
+            #expect(path.status == .badRequest)
+            #expect(try jsonObject(path)["parameter"] as? String == "files[0]")
         }
     }
 

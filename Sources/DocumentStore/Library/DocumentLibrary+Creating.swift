@@ -25,13 +25,17 @@ extension DocumentLibrary {
     }
 
     /// Registers existing PDFs under the configured roots as one document, in the order given.
-    /// - Throws: 400 (no paths, a path twice), 403 (a path outside every root), 422 (missing, not a regular
+    /// - Throws: 400 (no paths, a path with NUL, a path twice), 403 (a path outside every root), 422 (missing, not a regular
     ///   file, not a PDF), 401 (encrypted, no or wrong password).
     public func register(_ paths: [String], password: String?) async throws -> (
         DocumentRepresentations.Info, EntityTag
     ) {
         guard !paths.isEmpty else {
             throw ProblemDetails.invalidParameter("files", "files must list at least one path")
+        }
+        if let index = paths.firstIndex(where: { $0.unicodeScalars.contains("\u{0}") }) {
+            throw ProblemDetails.invalidParameter(
+                "files[\(index)]", "path \(index) contains a NUL character (U+0000), which no file name can hold")
         }
         let resolved = try paths.map { try resolveInsideRoots($0) }
         guard Set(resolved).count == resolved.count else {
