@@ -46,6 +46,25 @@ struct EncryptedDocumentTests {
         }
     }
 
+    @Test("GET /documents lists an encrypted document without its title, which only the password reveals")
+    func listHidesTitle() async throws {
+        let service = try DocumentService()
+        try await service.run { client in
+            let created = try await client.upload("encrypted-aes256.pdf", password: "userpw")
+            let info = try jsonObject(created)
+            let id = try #require(info["id"] as? String)
+            #expect((info["metadata"] as? [String: Any])?["title"] is String)
+            let patched = try await client.send(
+                "/documents/\(id)/metadata", .patch, json: #"{"title": "Secret plans"}"#,
+                headers: [Self.password: "userpw"])
+            #expect(patched.status == .ok)
+            let list = try jsonObject(try await client.execute(uri: "/documents", method: .get))
+            let entry = try #require((list["documents"] as? [[String: Any]])?.first)
+            #expect(entry["id"] as? String == id)
+            #expect(entry["title"] is NSNull)
+        }
+    }
+
     @Test("A refused upload of an encrypted PDF carries the Document-Password challenge too")
     func uploadChallenge() async throws {
         let service = try DocumentService()
