@@ -63,6 +63,11 @@ struct HostileRequestTests {
                     "rect.z"
                 ),
                 ("/documents/\(id)/conflict/resolve", #"{"resolution": "close", "force": true}"#, "force"),
+                (
+                    "/documents/\(id)/annotations",
+                    #"{"kind": "note", "page": 1, "rect": {"x": 72, "y": 700, "width": 20, "height": 20}, "rect.x": 1}"#,
+                    "rect.x"
+                ),
                 ("/documents", #"{"files": ["\#(path)"], "password": "x"}"#, "password"),
             ]
             for (uri, body, member) in cases {

@@ -54,7 +54,8 @@ extension JSONRequestBody {
     private static func check(_ object: [String: Any], at path: String) throws {
         for key in object.keys.sorted() {
             let member = path.isEmpty ? key : path + "." + key
-            guard let rule = members[member] else {
+            // The parent check keeps a key such as "rect.x" at the top level from passing for a nested member.
+            guard let rule = members[member], parent(of: member) == path else {
                 let allowed = members.filter { parent(of: $0.key) == path }.keys.sorted()
                 throw ProblemDetails.invalidParameter(
                     member,
