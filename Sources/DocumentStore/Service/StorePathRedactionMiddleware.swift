@@ -6,17 +6,25 @@ import Hummingbird
 /// where the server keeps its data. The path of an upload becomes its file name (`ID.pdf`); any other path in the
 /// store becomes "the store directory". Registered documents keep the paths the client gave.
 struct StorePathRedactionMiddleware<Context: RequestContext>: RouterMiddleware {
-    /// What to replace, longest first, and with what.
-    private let replacements: [(path: String, replacement: String)]
+    /// What to replace, longest first, and with what: each path only where it ends (at the end of the text or
+    /// before a character that cannot continue a file name), so that `/data/store-roots/a.pdf` stays whole
+    /// when the store is `/data/store`.
+    private let replacements: [(pattern: NSRegularExpression, replacement: String)]
 
     /// Redacts the paths of `storeDirectory` (as configured and with symbolic links resolved).
     init(storeDirectory: URL) {
         let forms = Set([storeDirectory.standardizedFileURL.path, storeDirectory.resolvingSymlinksInPath().path])
             .filter { $0.count > 1 }
-        replacements = forms.flatMap { store in
-            [(store + "/files/", ""), (store, "the store directory")]
+        let pairs = forms.flatMap { store in [(store + "/files/", ""), (store, "the store directory")] }
+            .sorted { $0.0.count > $1.0.count }
+        replacements = pairs.compactMap { path, replacement in
+            let ending = path.hasSuffix("/") ? "" : "(?=$|[^A-Za-z0-9._~+-])"
+            guard
+                let pattern = try? NSRegularExpression(
+                    pattern: NSRegularExpression.escapedPattern(for: path) + ending)
+            else { return nil }
+            return (pattern, NSRegularExpression.escapedTemplate(for: replacement))
         }
-        .sorted { $0.0.count > $1.0.count }
     }
 
     func handle(
@@ -32,6 +40,9 @@ struct StorePathRedactionMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// `text` without the store directory's paths.
     func redact(_ text: String) -> String {
-        replacements.reduce(text) { text, entry in text.replacingOccurrences(of: entry.path, with: entry.replacement) }
+        replacements.reduce(text) { text, entry in
+            entry.pattern.stringByReplacingMatches(
+                in: text, range: NSRange(text.startIndex..., in: text), withTemplate: entry.replacement)
+        }
     }
 }
