@@ -252,6 +252,39 @@ struct StoreScenarioTests {
         #expect(service.stop() == 0)
     }
 
+    @Test("a restart removes the temporary file a killed write left in the store; look-alikes stay")
+    func restartRemovesOrphanedTemporaryFiles() async throws {
+        let sandbox = try CoordinationSandbox()
+        let service = try RunningService(sandbox: sandbox)
+        var client = try service.client()
+        let pdf = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf")))
+        let uploaded = try await client.upload(pdf: pdf)
+        try await client.shutdown()
+        #expect(service.stop() == 0)
+
+        // What a write killed between its sink's creation and its rename leaves behind, and files that only
+        // look like it.
+        let files = service.store.appendingPathComponent("files")
+        let orphan = files.appendingPathComponent(".\(uploaded.id).quire-Kx9Lm2.pdf")
+        let lookAlikes = [
+            files.appendingPathComponent(".\(uploaded.id).quire-Kx9Lm2.pdf.bak"),
+            files.appendingPathComponent("\(uploaded.id).quire-Kx9Lm2.pdf"),
+        ]
+        for url in [orphan] + lookAlikes { try Data("%PDF-1.7 partial".utf8).write(to: url) }
+
+        try service.restart()
+        client = try service.client()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while FileManager.default.fileExists(atPath: orphan.path), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!FileManager.default.fileExists(atPath: orphan.path))
+        for url in lookAlikes { #expect(FileManager.default.fileExists(atPath: url.path), "\(url.lastPathComponent)") }
+        #expect(try await client.content(of: uploaded.id) == pdf)
+        try await client.shutdown()
+        #expect(service.stop() == 0)
+    }
+
     // MARK: - Helpers
 
     /// Edits the document's title (it becomes dirty), then replaces its file from another process with

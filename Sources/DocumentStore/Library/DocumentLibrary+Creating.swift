@@ -28,7 +28,7 @@ extension DocumentLibrary {
     /// by its real path (symbolic links in the given path resolved), so one file given under different
     /// spellings is one document: registering the same files again answers the existing document
     /// (`isNew` false).
-    /// - Throws: 400 (no paths, a path twice), 403 (a path outside every root), 409 (a file already belongs to
+    /// - Throws: 400 (no paths, a path with NUL, a path twice), 403 (a path outside every root), 409 (a file already belongs to
     ///   another document), 422 (missing, not a regular file with one link, not a PDF), 401 (encrypted, no or
     ///   wrong password).
     public func register(_ paths: [String], password: String?) async throws -> (
@@ -36,6 +36,10 @@ extension DocumentLibrary {
     ) {
         guard !paths.isEmpty else {
             throw ProblemDetails.invalidParameter("files", "files must list at least one path")
+        }
+        if let index = paths.firstIndex(where: { $0.unicodeScalars.contains("\u{0}") }) {
+            throw ProblemDetails.invalidParameter(
+                "files[\(index)]", "path \(index) contains a NUL character (U+0000), which no file name can hold")
         }
         let resolved = try paths.map { try resolveInsideRoots($0) }
         guard Set(resolved).count == resolved.count else {

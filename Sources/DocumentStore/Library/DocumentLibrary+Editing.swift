@@ -57,13 +57,7 @@ extension DocumentLibrary {
             let record = try await record(id)
             try preconditions.requireIfMatch(current: record.etag, method: .delete)
             forget(id)
-            if record.origin == .upload, let path = record.files.first {
-                try await blocking {
-                    do {
-                        try self.providers(for: [path])[0].deleteData()
-                    } catch let error as DataProviderError where error.isFileMissing {}
-                }
-            }
+            if record.origin == .upload, let path = record.files.first { try await removeUploadedFile(path) }
             let event = StoreEvent(type: .deleted, documentID: id, etag: record.etag)
             if let recorded = try await catalog.deleteDocument(id, recording: event) {
                 metrics.recordEvent(.deleted)
@@ -93,7 +87,8 @@ extension DocumentLibrary {
     }
 
     /// Adds a note or a highlight in memory (the document becomes dirty).
-    /// - Throws: 404 (document or page), 401, 412, 409, 400 for an unusable rectangle or kind.
+    /// - Throws: 404 (document or page), 401, 412, 409, 400 for an unusable kind or rectangle (not finite, a
+    ///   width or height not above 0, or not inside the page).
     public func addAnnotation(
         _ id: DocumentID, _ request: DocumentRepresentations.AnnotationRequest, preconditions: RequestPreconditions,
         password: String?
@@ -104,18 +99,23 @@ extension DocumentLibrary {
         case "highlight": kind = .highlight
         default: throw ProblemDetails.invalidParameter("kind", "kind must be \"note\" or \"highlight\"")
         }
-        let rect = CGRect(x: request.rect.x, y: request.rect.y, width: request.rect.width, height: request.rect.height)
-        guard [rect.origin.x, rect.origin.y, rect.width, rect.height].allSatisfy(\.isFinite), rect.width > 0,
-            rect.height > 0, abs(rect.origin.x) < 1e6, abs(rect.origin.y) < 1e6, rect.width < 1e6, rect.height < 1e6
-        else {
-            throw ProblemDetails.invalidParameter("rect", "rect needs finite numbers and a positive width and height")
-        }
+        let rect = try Self.annotationRect(request.rect)
         guard request.page >= 1 else {
             throw ProblemDetails.invalidParameter("page", "page numbers start at 1, not \(request.page)")
         }
         return try await edit(id, preconditions: preconditions, password: password) { document in
             guard request.page <= document.pageCount else {
                 throw ProblemDetails.pageOutOfRange(request.page, pageCount: document.pageCount)
+            }
+            let size = try document.pageInfo(at: request.page - 1).size
+            let slack = 0.001
+            guard rect.minX >= -slack, rect.minY >= -slack, rect.maxX <= size.width + slack,
+                rect.maxY <= size.height + slack
+            else {
+                throw ProblemDetails.invalidParameter(
+                    "rect",
+                    "rect (x \(rect.minX), y \(rect.minY), width \(rect.width), height \(rect.height)) is not "
+                        + "inside page \(request.page), which is \(size.width) by \(size.height) points from (0, 0)")
             }
             do {
                 try document.addAnnotation(
@@ -126,19 +126,40 @@ extension DocumentLibrary {
         }
     }
 
+    /// The rectangle of an annotation request: finite, within a million points, with a width and height above
+    /// zero as given (a `CGRect` would take a negative size and flip it).
+    /// - Throws: 400 naming the member at fault (`rect.x`, `rect.y`, `rect.width`, `rect.height`).
+    static func annotationRect(_ rect: DocumentRepresentations.AnnotationRequest.Rect) throws -> CGRect {
+        for (name, value) in [
+            ("rect.x", rect.x), ("rect.y", rect.y), ("rect.width", rect.width), ("rect.height", rect.height),
+        ] {
+            guard value.isFinite, abs(value) < 1e6 else {
+                throw ProblemDetails.invalidParameter(
+                    name, "member \"\(name)\" must be a finite number of points below 1000000, not \(value)")
+            }
+        }
+        for (name, value) in [("rect.width", rect.width), ("rect.height", rect.height)] where !(value > 0) {
+            throw ProblemDetails.invalidParameter(
+                name,
+                "member \"\(name)\" must be above 0, not \(value): x and y name the lower-left corner of the "
+                    + "rectangle")
+        }
+        return CGRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+    }
+
     /// Writes the edits to the files (coordinated, atomic). A `saved` event follows.
-    /// - Throws: 404; 428/412; 409 in conflict.
-    public func save(_ id: DocumentID, preconditions: RequestPreconditions) async throws -> (
+    /// - Throws: 404; 428/412; 401 for an encrypted document without its password or with a wrong one; 409 in
+    ///   conflict.
+    public func save(_ id: DocumentID, preconditions: RequestPreconditions, password: String?) async throws -> (
         DocumentRepresentations.Info, EntityTag
     ) {
         try await lane(id).run {
             let record = try await record(id)
             try preconditions.requireIfMatch(current: record.etag, method: .post)
-            guard let open = state.withLock({ $0.open[id] }) else {
-                // Not open: nothing in memory to save.
-                let open = try await openDocument(id, password: nil)
-                return try await info(of: open)
-            }
+            let wasOpen = state.withLock { $0.open[id] != nil }
+            let open = try await openDocument(id, password: password)
+            // Not open before: nothing in memory to save.
+            guard wasOpen else { return try await info(of: open) }
             if open.document.conflict != nil {
                 throw ProblemDetails.documentInConflict(id, "resolve its conflict (reload, save or close) instead")
             }
@@ -157,13 +178,14 @@ extension DocumentLibrary {
     }
 
     /// Resolves the document's conflict. `close` removes the document from the store (returns nil).
-    /// - Throws: 404; 409 when there is no conflict, or `reload` of a deleted file.
-    public func resolve(_ id: DocumentID, with resolution: FileConflictResolution) async throws -> (
-        DocumentRepresentations.Info, EntityTag
-    )? {
+    /// - Throws: 404; 401 for an encrypted document without its password or with a wrong one; 409 when there is
+    ///   no conflict, or `reload` of a deleted file.
+    public func resolve(_ id: DocumentID, with resolution: FileConflictResolution, password: String?) async throws
+        -> (DocumentRepresentations.Info, EntityTag)?
+    {
         try await lane(id).run { () async throws -> (DocumentRepresentations.Info, EntityTag)? in
             let record = try await record(id)
-            let open = try await openDocument(id, password: nil)
+            let open = try await openDocument(id, password: password)
             let document = open.document
             let inConflict = document.conflict != nil || record.state == .deleted || record.state.conflictType != nil
             guard inConflict else { throw ProblemDetails.noConflict(id) }
@@ -172,7 +194,16 @@ extension DocumentLibrary {
             case .close:
                 forget(id)
                 if record.origin == .upload, let path = record.files.first {
-                    try? FileManager.default.removeItem(atPath: path)
+                    do {
+                        try await removeUploadedFile(path)
+                    } catch {
+                        watchDormant(id, paths: record.files)
+                        throw ProblemDetails(
+                            status: .internalServerError, type: "/problems/file-not-removed",
+                            title: "File not removed",
+                            detail: "document \(id.rawValue) was not closed: its uploaded file could not be removed "
+                                + "(\(error)); the document stays in the store, try the resolution again")
+                    }
                 }
                 let event = StoreEvent(
                     type: .resolved, documentID: id, etag: record.etag, extra: ["resolution": "close"])
@@ -203,6 +234,16 @@ extension DocumentLibrary {
         }
     }
 
+    /// Deletes an uploaded document's file inside a coordinated `.forDeleting` write; a file already gone is fine.
+    /// - Throws: the provider's error when the file cannot be removed.
+    private func removeUploadedFile(_ path: String) async throws {
+        try await blocking {
+            do {
+                try self.providers(for: [path])[0].deleteData()
+            } catch let error as DataProviderError where error.isFileMissing {}
+        }
+    }
+
     /// Runs an edit on the open document inside its lane, after checking an optional `If-Match`.
     private func edit(
         _ id: DocumentID, preconditions: RequestPreconditions, password: String?,
@@ -220,7 +261,7 @@ extension DocumentLibrary {
             try await blocking { try body(document) }
             var updated = record
             updated.state = Self.state(of: document)
-            updated.title = document.metadata.title
+            updated.title = Self.listedTitle(of: document)
             updated.updatedAt = Date()
             _ = try await catalog.update(updated)
             return try await info(of: open)

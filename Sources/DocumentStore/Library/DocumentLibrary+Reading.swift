@@ -72,11 +72,17 @@ extension DocumentLibrary {
     }
 
     /// The bytes of the document's (first) file as last read, and the document's tag. An open document answers
-    /// from memory; another is read inside a coordinated read.
-    /// - Throws: 404, or 422 when the file cannot be read.
-    public func content(_ id: DocumentID) async throws -> (ByteBuffer, EntityTag) {
-        if let cached = cachedContent(id) { return cached }
-        let open = state.withLock { $0.open[id] }
+    /// from memory; another is opened first (which checks `password` for an encrypted one), and read inside a
+    /// coordinated read if it kept no bytes.
+    /// - Throws: 404; 401 for an encrypted document without its password or with a wrong one; 422 when the file
+    ///   cannot be read or the document is damaged.
+    public func content(_ id: DocumentID, password: String?) async throws -> (ByteBuffer, EntityTag) {
+        var open = state.withLock { $0.open[id] }
+        if let known = open, !known.accepts(password: password) {
+            throw ProblemDetails.passwordRequired("document \(id.rawValue)", wrong: password != nil)
+        }
+        if let cached = open?.cachedContent() { return cached }
+        if open == nil { open = try await lane(id).run { try await openDocument(id, password: password) } }
         if let damage = open?.damage { throw ProblemDetails.damagedDocument(id, damage) }
         if let bytes = open?.providers.first?.lastReadContents {
             let buffer = ByteBuffer(bytes: bytes)
@@ -99,11 +105,13 @@ extension DocumentLibrary {
         return (ByteBuffer(bytes: bytes), record.etag)
     }
 
-    /// The content of an open document whose current version has been answered before, and its tag, at once
-    /// (no lane, no catalog, no thread pool): what ``ContentFastPathHandler`` serves on the event loop. Nil
-    /// otherwise; ``content(_:)`` answers every case.
+    /// The content of an open document that needs no password, whose current version has been answered before,
+    /// and its tag, at once (no lane, no catalog, no thread pool): what ``ContentFastPathHandler`` serves on the
+    /// event loop. Nil otherwise — always for an encrypted document, whose password only the route checks;
+    /// ``content(_:password:)`` answers every case.
     func cachedContent(_ id: DocumentID) -> (ByteBuffer, EntityTag)? {
-        state.withLock { $0.open[id] }?.cachedContent()
+        guard let open = state.withLock({ $0.open[id] }), open.accepts(password: nil) else { return nil }
+        return open.cachedContent()
     }
 
     /// The text of page `number` (from 1), and the document's tag, extracted by a worker process.
@@ -131,11 +139,15 @@ extension DocumentLibrary {
     }
 
     /// The document's conflict report.
-    /// - Throws: 404.
-    public func conflictReport(_ id: DocumentID) async throws -> DocumentRepresentations.ConflictReport {
+    /// - Throws: 404; 401 for an encrypted document without its password or with a wrong one.
+    public func conflictReport(_ id: DocumentID, password: String?) async throws
+        -> DocumentRepresentations.ConflictReport
+    {
         try await lane(id).run {
             let record = try await record(id)
-            let open = state.withLock { $0.open[id] }
+            // A document whose files are gone cannot tell whether it was encrypted: only an open one checks.
+            let isOpen = state.withLock { $0.open[id] != nil }
+            let open = isOpen || record.state != .deleted ? try await openDocument(id, password: password) : nil
             var conflict: DocumentRepresentations.ConflictReport.Conflict?
             if let found = open?.document.conflict {
                 conflict = .init(type: found.type.rawValue, file: found.dataProvider.fileURL.path)

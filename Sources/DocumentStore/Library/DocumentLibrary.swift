@@ -19,7 +19,10 @@ public final class DocumentLibrary: Sendable {
         var open: [DocumentID: OpenDocument] = [:]
         /// Open documents, least recently used first.
         var recency: [DocumentID] = []
-        var lanes: [DocumentID: OperationLane] = [:]
+        /// The lanes of the documents that have an operation running or waiting, with how many there are: a lane
+        /// leaves the map when its last operation ends (in the same critical section as the count reaching zero),
+        /// so a newcomer either joins the lane that is still in use or makes a fresh one no one else holds.
+        var lanes: [DocumentID: (lane: OperationLane, users: Int)] = [:]
         var isShutDown = false
     }
 
@@ -38,6 +41,8 @@ public final class DocumentLibrary: Sendable {
     /// beneath one of them (``confinement(for:)``), never through a symbolic link, never outside.
     let uploadConfinement: FileConfinement
     let rootConfinements: [FileConfinement]
+    /// When the library was made: temporary files older than this are left from an earlier run.
+    let createdAt = Date()
     let state = Mutex(State())
     /// Registrations run one at a time (a file may belong to one document only).
     let registrations = OperationLane()
@@ -81,9 +86,11 @@ public final class DocumentLibrary: Sendable {
 
     // MARK: lifecycle
 
-    /// Opens the most recently updated documents (up to the bound), so that their files are watched from the
-    /// start; a document whose files changed while the service was down gets its event now.
+    /// Removes the temporary files of interrupted writes (``removeOrphanedTemporaryFiles()``), then opens the most
+    /// recently updated documents (up to the bound), so that their files are watched from the start; a document
+    /// whose files changed while the service was down gets its event now.
     public func openRecentDocuments() async {
+        await removeOrphanedTemporaryFiles()
         guard let records = try? await catalog.documents() else { return }
         let recent = records.sorted { $0.updatedAt > $1.updatedAt }.prefix(configuration.maxOpenDocuments)
         for record in recent where record.state != .deleted {
@@ -118,14 +125,37 @@ public final class DocumentLibrary: Sendable {
     // MARK: shared steps
 
     /// The lane of a document's operations.
-    func lane(_ id: DocumentID) -> OperationLane {
+    func lane(_ id: DocumentID) -> DocumentLane {
+        DocumentLane(library: self, id: id)
+    }
+
+    /// The lane of document `id`, made if there is none, counted as used until ``leaveLane(_:)``.
+    func enterLane(_ id: DocumentID) -> OperationLane {
         state.withLock { state in
-            if let lane = state.lanes[id] { return lane }
+            if let entry = state.lanes[id] {
+                state.lanes[id]?.users += 1
+                return entry.lane
+            }
             let lane = OperationLane()
-            state.lanes[id] = lane
+            state.lanes[id] = (lane, 1)
             return lane
         }
     }
+
+    /// Ends one use of document `id`'s lane; the last one removes the lane from the map.
+    func leaveLane(_ id: DocumentID) {
+        state.withLock { state in
+            guard let entry = state.lanes[id] else { return }
+            if entry.users <= 1 {
+                state.lanes.removeValue(forKey: id)
+            } else {
+                state.lanes[id]?.users -= 1
+            }
+        }
+    }
+
+    /// How many documents have a lane (an operation running or waiting): 0 when the library is idle.
+    var laneCount: Int { state.withLock { $0.lanes.count } }
 
     /// The catalog record, or 404.
     func record(_ id: DocumentID) async throws -> DocumentRecord {
@@ -316,6 +346,11 @@ public final class DocumentLibrary: Sendable {
         }
     }
 
+    /// The title `GET /documents` shows: none for an encrypted document, whose metadata only its password reveals.
+    static func listedTitle(of document: Document) -> String? {
+        document.isEncrypted ? nil : document.metadata.title
+    }
+
     /// The state the store reports for an open document.
     static func state(of document: Document) -> DocumentState {
         if let conflict = document.conflict {
@@ -334,7 +369,7 @@ public final class DocumentLibrary: Sendable {
         record.etag = OpenDocument.tag(of: files)
         record.size = files.reduce(0) { $0 + $1.size }
         record.pageCount = open.document.pageCount
-        record.title = open.document.metadata.title
+        record.title = listedTitle(of: open.document)
         record.state = state(of: open.document)
         record.updatedAt = Date()
         return record

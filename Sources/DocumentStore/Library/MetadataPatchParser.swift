@@ -4,7 +4,7 @@ import Foundation
 enum MetadataPatchParser {
     /// The patch in `data`.
     /// - Throws: 400 when it is not a JSON object, names an unknown member, or has a value that is neither a
-    ///   string nor null (or a date that is not RFC 3339).
+    ///   string nor null, a string with a NUL character (U+0000), or a date that is not RFC 3339.
     static func parse(_ data: Data) throws -> DocumentLibrary.MetadataPatch {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw ProblemDetails.badRequest("the body must be a JSON object of metadata members")
@@ -15,6 +15,12 @@ enum MetadataPatchParser {
             if value is NSNull {
                 text = .some(nil)
             } else if let string = value as? String {
+                guard !string.unicodeScalars.contains("\u{0}") else {
+                    throw ProblemDetails.invalidParameter(
+                        key,
+                        "member \"\(key.prefix(40))\" contains a NUL character (U+0000), which would cut it short: "
+                            + "remove it")
+                }
                 text = .some(string)
             } else {
                 throw ProblemDetails.invalidParameter(key, "member \"\(key)\" must be a string or null")

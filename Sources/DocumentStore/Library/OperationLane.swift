@@ -42,3 +42,18 @@ final class OperationLane: Sendable {
         next?.resume()
     }
 }
+
+/// The lane of one document of a ``DocumentLibrary``: each ``run(_:)`` joins the document's ``OperationLane``
+/// (made on first use) and leaves it afterwards, so that the library keeps lanes only for documents with an
+/// operation running or waiting.
+struct DocumentLane: Sendable {
+    let library: DocumentLibrary
+    let id: DocumentID
+
+    /// Runs `body` once every operation on the document that arrived before it has finished.
+    func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        let lane = library.enterLane(id)
+        defer { library.leaveLane(id) }
+        return try await lane.run(body)
+    }
+}

@@ -24,13 +24,18 @@ extension ProblemDetails {
             extensions: ["parameter": name])
     }
 
-    /// 401: an encrypted PDF without its password, or with a wrong one.
+    /// The `WWW-Authenticate` challenge of a 401 about a document password (RFC 9110 §11.6.1): the client
+    /// answers it with the `X-Document-Password` header.
+    static let documentPasswordChallenge = "Document-Password realm=\"quire\""
+
+    /// 401: an encrypted PDF without its password, or with a wrong one; with the `Document-Password` challenge.
     static func passwordRequired(_ what: String, wrong: Bool) -> ProblemDetails {
         ProblemDetails(
             status: .unauthorized, type: "/problems/password-required", title: "Password required",
             detail: wrong
                 ? "\(what) is encrypted and the X-Document-Password given does not open it"
-                : "\(what) is encrypted: send its password in the X-Document-Password header")
+                : "\(what) is encrypted: send its password in the X-Document-Password header",
+            headers: [.wwwAuthenticate: documentPasswordChallenge])
     }
 
     /// 422: the bytes are not a PDF the service can open.

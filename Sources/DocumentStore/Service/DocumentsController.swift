@@ -21,6 +21,7 @@ public struct DocumentsController: RouteController {
     /// Every document route.
     public var routes: RouteCollection<StoreRequestContext> {
         let routes = RouteCollection(context: StoreRequestContext.self)
+        routes.add(middleware: StorePathRedactionMiddleware(storeDirectory: library.configuration.storeDirectory))
         routes.get { _, _ in try await list() }
         routes.post { request, context in try await create(request, context) }
         routes.get(":id") { request, context in
@@ -94,11 +95,13 @@ public struct DocumentsController: RouteController {
         }
         routes.post(":id/save") { request, context in
             let id = try Self.documentID(context)
-            let (info, tag) = try await library.save(id, preconditions: RequestPreconditions(headers: request.headers))
+            let (info, tag) = try await library.save(
+                id, preconditions: RequestPreconditions(headers: request.headers), password: Self.password(request))
             return try Self.respond(json: info, tag: tag, request: request)
         }
         routes.get(":id/conflict") { request, context in
-            let report = try await library.conflictReport(try Self.documentID(context))
+            let report = try await library.conflictReport(
+                try Self.documentID(context), password: Self.password(request))
             return try Self.respond(json: report, tag: nil, request: request)
         }
         routes.post(":id/conflict/resolve") { request, context in
@@ -110,7 +113,8 @@ public struct DocumentsController: RouteController {
                 throw ProblemDetails.invalidParameter(
                     "resolution", "resolution must be \"reload\", \"save\" or \"close\"")
             }
-            guard let (info, tag) = try await library.resolve(id, with: resolution) else {
+            guard let (info, tag) = try await library.resolve(id, with: resolution, password: Self.password(request))
+            else {
                 return Response(status: .noContent)
             }
             return try Self.respond(json: info, tag: tag, request: request)
@@ -157,7 +161,7 @@ public struct DocumentsController: RouteController {
 
     private func content(_ request: Request, _ context: StoreRequestContext) async throws -> Response {
         let id = try Self.documentID(context)
-        let (bytes, tag) = try await library.content(id)
+        let (bytes, tag) = try await library.content(id, password: Self.password(request))
         let preconditions = try RequestPreconditions(headers: request.headers)
         switch preconditions.evaluate(current: tag, method: request.method) {
         case .notModified: return Response(status: .notModified, headers: [.eTag: tag.headerValue])
@@ -239,24 +243,10 @@ public struct DocumentsController: RouteController {
         }
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
-        do {
-            return try JSONDecoder().decode(type, from: data)
-        } catch {
-            throw ProblemDetails.badRequest(
-                "the JSON body is not a valid \(String(describing: type).split(separator: ".").last ?? ""): "
-                    + Self.reason(error)
-            )
-        }
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, _): return "member \"\(key.stringValue)\" is missing"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            return "member \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
-        case DecodingError.dataCorrupted: return "it is not JSON"
-        default: return "\(error)"
-        }
+    /// Decodes a JSON body of a closed schema.
+    /// - Throws: 400 naming the member that is unknown, missing or of the wrong type, or saying the body is not
+    ///   a JSON object.
+    static func decode<T: JSONRequestBody>(_ type: T.Type, _ data: Data) throws -> T {
+        try T.decode(data)
     }
 }
