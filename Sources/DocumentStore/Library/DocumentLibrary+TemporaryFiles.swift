@@ -1,3 +1,4 @@
+import Documents
 import Foundation
 import Logging
 
@@ -29,7 +30,13 @@ extension DocumentLibrary {
         }
         let cutoff = createdAt
         let directories = targets
-        let outcomes = (try? await blocking { Self.removeTemporaryFiles(directories, before: cutoff) }) ?? []
+        // Removed beneath its root, through no symbolic link, as every other file operation of the store.
+        let remove: @Sendable (String) throws -> Void = { path in
+            try FileDataProvider(fileURL: URL(fileURLWithPath: path), confinement: self.confinement(for: path))
+                .deleteData()
+        }
+        let outcomes =
+            (try? await blocking { Self.removeTemporaryFiles(directories, before: cutoff, remove: remove) }) ?? []
         for outcome in outcomes {
             switch outcome {
             case .removed(let path):
@@ -49,8 +56,10 @@ extension DocumentLibrary {
     }
 
     /// Removes, in each directory, the temporary files whose target is in its set (any target for a nil set)
-    /// that are regular files last modified before `cutoff`. Blocking: call on the thread pool.
-    static func removeTemporaryFiles(_ targets: [String: Set<String>?], before cutoff: Date) -> [TemporaryFileOutcome] {
+    /// that are regular files last modified before `cutoff`, with `remove`. Blocking: call on the thread pool.
+    static func removeTemporaryFiles(
+        _ targets: [String: Set<String>?], before cutoff: Date, remove: (String) throws -> Void
+    ) -> [TemporaryFileOutcome] {
         var outcomes: [TemporaryFileOutcome] = []
         let files = FileManager.default
         for (directory, names) in targets {
@@ -65,7 +74,7 @@ extension DocumentLibrary {
                     let modified = attributes[.modificationDate] as? Date, modified < cutoff
                 else { continue }
                 do {
-                    try files.removeItem(atPath: path)
+                    try remove(path)
                     outcomes.append(.removed(path))
                 } catch {
                     outcomes.append(.failed(path, "\(error)"))
