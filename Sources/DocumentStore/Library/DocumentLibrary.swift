@@ -2,6 +2,7 @@ import Documents
 import FileCoordination
 import Foundation
 import Logging
+import NIOCore
 import NIOPosix
 import Poppler
 import Synchronization
@@ -31,6 +32,10 @@ public final class DocumentLibrary: Sendable {
     let pool: NIOThreadPool
     /// Where uploads are kept: `<store>/files`.
     let uploadDirectory: URL
+    /// Where request bodies are streamed before they enter the store: `<store>/incoming` (emptied at start).
+    public let incomingDirectory: URL
+    /// The budget of upload bytes in flight (``StoreConfiguration/uploadBudgetBytes``).
+    let uploadBudget: UploadBudget
     let state = Mutex(State())
     /// The presenters of the documents that are not open, by document. Watching and unwatching hold this lock
     /// throughout (never inside `state`'s), so that a document is never left watched while it is open.
@@ -44,22 +49,43 @@ public final class DocumentLibrary: Sendable {
     }()
 
     /// Makes the library over an open catalog; starts its thread pool (one thread per core, at least two).
-    /// - Parameter keepAliveInterval: how often an idle event stream gets a keep-alive comment.
+    /// - Parameters:
+    ///   - keepAliveInterval: how often an idle event stream gets a keep-alive comment.
+    ///   - eventBufferBound: how many items an event stream may fall behind before it is ended (its client
+    ///     resumes from the log with `Last-Event-ID`).
     /// - Throws: `CocoaError` when the upload directory cannot be created.
     public init(
         catalog: Catalog, configuration: StoreConfiguration, metrics: StoreMetrics, logger: Logger,
-        keepAliveInterval: Duration = .seconds(15)
+        keepAliveInterval: Duration = .seconds(15), eventBufferBound: Int = 10_000
     ) throws {
         self.catalog = catalog
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
-        events = EventBroadcaster(keepAliveInterval: keepAliveInterval)
+        events = EventBroadcaster(keepAliveInterval: keepAliveInterval, bufferBound: eventBufferBound, logger: logger)
         pool = NIOThreadPool(numberOfThreads: max(2, ProcessInfo.processInfo.activeProcessorCount))
         pool.start()
         uploadDirectory = configuration.storeDirectory.appendingPathComponent("files", isDirectory: true)
         try FileManager.default.createDirectory(
             at: uploadDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        incomingDirectory = configuration.storeDirectory.appendingPathComponent("incoming", isDirectory: true)
+        // What a crash left in `incoming` is no one's: the store's lock says no other service writes there.
+        try? FileManager.default.removeItem(at: incomingDirectory)
+        try FileManager.default.createDirectory(
+            at: incomingDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        uploadBudget = UploadBudget(limit: configuration.uploadBudgetBytes)
+    }
+
+    /// Streams a request body into a temporary file of ``incomingDirectory`` (see ``IncomingUpload``), within
+    /// `limit` bytes and the service's upload budget.
+    /// - Throws: 413 above the limit (a declared length before any byte is read), 503 when the budget is spent,
+    ///   or the error of the file or the body.
+    func receiveUpload<Body: AsyncSequence & Sendable>(
+        _ body: Body, declaredLength: Int?, limit: Int
+    ) async throws -> IncomingUpload where Body.Element == ByteBuffer {
+        try await IncomingUpload.receive(
+            body, declaredLength: declaredLength, limit: limit, budget: uploadBudget, directory: incomingDirectory
+        ) { work in try await self.blocking(work) }
     }
 
     // MARK: lifecycle
