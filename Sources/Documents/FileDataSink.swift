@@ -54,7 +54,9 @@ public final class FileDataSink: DataSink, @unchecked Sendable {
         let piece = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
         defer { piece.deallocate() }
         while true {
-            let count = try FileSystemCalls.call("read", path: path) { read(descriptor, piece.baseAddress!, piece.count) }
+            let count = try FileSystemCalls.call("read", path: path) {
+                read(descriptor, piece.baseAddress!, piece.count)
+            }
             if count == 0 { break }
             let bytes = UnsafeRawBufferPointer(rebasing: piece[0..<count])
             hasher.update(bytes)

@@ -210,7 +210,8 @@ struct ConfigurationTests {
         InvalidCase(
             file: #"{"prot": 8080}"#,
             #"invalid configuration: unknown key "prot" in quire.json (known keys: store, host, port, "#
-                + "coordination.scope, maxUploadBytes, maxOpenDocuments, maxDPI, uploadBudgetBytes, headerTimeoutSeconds, "
+                + "coordination.scope, maxUploadBytes, maxOpenDocuments, maxDPI, uploadBudgetBytes, "
+                + "headerTimeoutSeconds, "
                 + "idleTimeoutSeconds, maxConnections, token, roots)"),
         InvalidCase(file: "[1, 2]", "invalid configuration: cannot use quire.json: the top level is not a JSON object"),
     ]

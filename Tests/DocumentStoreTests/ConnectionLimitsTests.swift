@@ -84,7 +84,8 @@ struct ConnectionLimitsTests {
         try await Self.withService(maxUploadBytes: 1000) { port, _ in
             let connection = try RawConnection(port: port)
             try connection.send(
-                "POST /documents HTTP/1.1\r\nHost: x\r\nContent-Type: application/pdf\r\nContent-Length: 2147483648\r\n\r\n%PDF-")
+                UploadLimitsTests.pdfPost + "Content-Length: 2147483648\r\n\r\n%PDF-"
+            )
             let result = connection.read(timeout: .seconds(5))
             #expect(result.closed, "\(result.text)")
             #expect(result.text.hasPrefix("HTTP/1.1 413 "), "\(result.text)")

@@ -38,11 +38,10 @@ struct LiveServiceTests {
         defer { directory.remove() }
         let store = directory.url.appendingPathComponent("store", isDirectory: true)
         let first = try buildApplication(configuration: StoreConfiguration(storeDirectory: store, port: 0))
-        withExtendedLifetime(first) {
-            #expect(throws: StoreLockError.inUse(store: store.path, pid: getpid())) {
-                _ = try buildApplication(configuration: StoreConfiguration(storeDirectory: store, port: 0))
-            }
+        #expect(throws: StoreLockError.inUse(store: store.path, pid: getpid())) {
+            _ = try buildApplication(configuration: StoreConfiguration(storeDirectory: store, port: 0))
         }
+        withExtendedLifetime(first) {}  // the first service holds the lock until here
     }
 
     @Test("a store directory that cannot be made stops buildApplication with the store lock's error")

@@ -9,6 +9,9 @@ import Testing
 /// Upload bodies stream to disk within the limit and the service's budget of bytes in flight.
 @Suite("Upload limits")
 struct UploadLimitsTests {
+    /// The start of a PDF upload's head, up to its length header.
+    static let pdfPost = "POST /documents HTTP/1.1\r\nHost: x\r\nContent-Type: application/pdf\r\n"
+
     /// The files waiting in `<store>/incoming`.
     static func incoming(_ store: URL) -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("incoming").path)) ?? []
@@ -30,7 +33,8 @@ struct UploadLimitsTests {
         try await ConnectionLimitsTests.withService(maxUploadBytes: 1 << 20) { port, store in
             let connection = try RawConnection(port: port)
             try connection.send(
-                "POST /documents HTTP/1.1\r\nHost: x\r\nContent-Type: application/pdf\r\nTransfer-Encoding: chunked\r\n\r\n")
+                Self.pdfPost + "Transfer-Encoding: chunked\r\n\r\n"
+            )
             Self.sendChunked(connection, total: 4 << 20)
             let result = connection.read(timeout: .seconds(10))
             #expect(result.closed)
@@ -41,17 +45,19 @@ struct UploadLimitsTests {
         }
     }
 
-    @Test("beyond the budget of upload bytes in flight, a new upload gets 503 with Retry-After; then the budget is back")
+    @Test(
+        "beyond the budget of upload bytes in flight, a new upload gets 503 with Retry-After; then the budget is back")
     func budget() async throws {
         try await ConnectionLimitsTests.withService(maxUploadBytes: 1 << 20, uploadBudgetBytes: 100_000) {
             port, store in
             let holder = try RawConnection(port: port)
             try holder.send(
-                "POST /documents HTTP/1.1\r\nHost: x\r\nContent-Type: application/pdf\r\nContent-Length: 90000\r\n\r\n%PDF-")
+                Self.pdfPost + "Content-Length: 90000\r\n\r\n%PDF-"
+            )
             try await Task.sleep(for: .milliseconds(300))
             let refused = try RawConnection(port: port)
             try refused.send(
-                "POST /documents HTTP/1.1\r\nHost: x\r\nContent-Type: application/pdf\r\nContent-Length: 20000\r\n\r\n")
+                Self.pdfPost + "Content-Length: 20000\r\n\r\n")
             let answer = refused.read(timeout: .seconds(5))
             #expect(answer.text.hasPrefix("HTTP/1.1 503 "), "\(answer.text)")
             #expect(answer.text.lowercased().contains("retry-after: 5"), "\(answer.text)")
@@ -64,7 +70,8 @@ struct UploadLimitsTests {
             let pdf = try Fixture.data("one-page.pdf")
             let uploader = try RawConnection(port: port)
             try uploader.send(
-                "POST /documents HTTP/1.1\r\nHost: x\r\nContent-Type: application/pdf\r\nContent-Length: \(pdf.count)\r\n\r\n")
+                Self.pdfPost + "Content-Length: \(pdf.count)\r\n\r\n"
+            )
             try uploader.send(bytes: Array(pdf))
             let created = uploader.read(timeout: .seconds(10)) { $0.contains("\r\n\r\n{") && $0.hasSuffix("}") }
             #expect(created.text.hasPrefix("HTTP/1.1 201 "), "\(created.text.prefix(300))")

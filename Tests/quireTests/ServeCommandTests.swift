@@ -82,7 +82,8 @@ struct ServeCommandTests {
         #expect(result.output.isEmpty, "\(result.output)")
         #expect(
             result.errorLines == [
-                "quire: error: the store \(first.store.path) is in use by another quire serve (pid \(first.process.pid))"
+                "quire: error: the store \(first.store.path) is in use by another quire serve "
+                    + "(pid \(first.process.pid))"
             ], "\(result.standardError)")
         let client = try first.client()
         let health = try await client.health()

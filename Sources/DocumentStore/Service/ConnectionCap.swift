@@ -30,7 +30,8 @@ struct ConnectionCap: AvailableConnectionsDelegate {
         lastWarning = now
         let advice = "raise maxConnections, or look for clients that hold connections"
         logger.warning(
-            "connection cap reached: \(maximum) connections are open; new connections wait until one closes (\(advice))")
+            "connection cap reached: \(maximum) connections are open; new connections wait until one closes (\(advice))"
+        )
     }
 
     /// Counts a closed connection.

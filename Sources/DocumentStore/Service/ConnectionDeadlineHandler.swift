@@ -93,7 +93,8 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
         if let timer, timer.at <= deadline { return }
         disarm()
         let delay = deadline - .now
-        let nanoseconds = max(0, delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+        let nanoseconds = max(
+            0, delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
         let task = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(nanoseconds)) {
             self.timer = nil
             switch self.deadlines.deadlineReached(now: .now) {

@@ -64,14 +64,17 @@ final class RawConnection {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return (String(decoding: received, as: UTF8.self), false) }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            let milliseconds = Int32(
+                left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
             let ready = poll(&poller, 1, max(1, milliseconds))
             if ready < 0, errno == EINTR { continue }
             guard ready > 0 else { continue }
             let count = Glibc.read(descriptor, &buffer, buffer.count)
             if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
             received += buffer.prefix(count)
-            if done(String(decoding: received, as: UTF8.self)) { return (String(decoding: received, as: UTF8.self), false) }
+            if done(String(decoding: received, as: UTF8.self)) {
+                return (String(decoding: received, as: UTF8.self), false)
+            }
         }
     }
 
