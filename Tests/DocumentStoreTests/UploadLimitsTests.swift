@@ -78,6 +78,20 @@ struct UploadLimitsTests {
         }
     }
 
+    @Test("a replace of an unknown document is refused (404) before its body is read; the connection closes")
+    func replaceRefusedBeforeBody() async throws {
+        try await ConnectionLimitsTests.withService { port, store in
+            let connection = try RawConnection(port: port)
+            try connection.send(
+                "PUT /documents/unknown/content HTTP/1.1\r\nHost: x\r\nContent-Type: application/pdf\r\n"
+                    + "If-Match: *\r\nContent-Length: 50000000\r\n\r\n%PDF-")
+            let answer = connection.read(timeout: .seconds(5))
+            #expect(answer.text.hasPrefix("HTTP/1.1 404 "), "\(answer.text)")
+            #expect(answer.closed)
+            #expect(Self.incoming(store).isEmpty)
+        }
+    }
+
     @Test("many concurrent chunked uploads over the limit stay on disk: the resident peak grows by little")
     func memoryBounded() async throws {
         let limit = 48 << 20

@@ -46,6 +46,8 @@ public struct DocumentsController: RouteController {
             let id = try Self.documentID(context)
             try Self.requireMediaType(request, ["application/pdf"])
             let preconditions = try RequestPreconditions(headers: request.headers)
+            // Refused before the body is streamed when it would be refused after (the lane checks again).
+            try preconditions.requireIfMatch(current: try await library.record(id).etag, method: .put)
             let incoming = try await receive(request)
             defer { incoming.discard() }
             let (info, tag) = try await library.replaceContent(
