@@ -130,6 +130,13 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         }
     }
 
+    /// A finished sink made of the file at `url`, as ``FileDataProvider/createDataSink(adoptingFileAt:)``; its
+    /// bytes are kept, remembered as the new content once the sink is in place.
+    /// - Throws: a ``DataProviderError`` when the file cannot be read or given the file's permissions.
+    open override func createDataSink(adoptingFileAt url: URL) throws -> any DataSink {
+        try FileDataSink(adopting: url, target: fileURL, owner: self, retainingBytes: true)
+    }
+
     /// Renames the sink over the file inside a coordinated write (other presenters are asked to relinquish,
     /// then told of the change; this provider is not), and remembers the new content.
     /// - Throws: as ``FileDataProvider/replaceContents(with:)``, or a `FileCoordinationError`.

@@ -66,6 +66,14 @@ open class FileDataProvider: FileDataProviding, WritableDataProviding, @unchecke
         try makeSink(options: options, retainingBytes: false) { try self.data() }
     }
 
+    /// A finished sink made of the file at `url`, which its writer filled and synced: ``replaceContents(with:)``
+    /// renames it over this provider's file (it must be on the same file system). Its bytes are read once for
+    /// their fingerprint. A sink never put in place removes the file when it is released.
+    /// - Throws: a ``DataProviderError`` when the file cannot be read or given the file's permissions.
+    open func createDataSink(adoptingFileAt url: URL) throws -> any DataSink {
+        try FileDataSink(adopting: url, target: fileURL, owner: self, retainingBytes: false)
+    }
+
     /// Renames the sink's temporary file over the file (atomically) and syncs the directory.
     /// - Throws: ``DataProviderError/foreignSink`` (another provider's sink or another type),
     ///   ``DataProviderError/sinkNotFinished``, ``DataProviderError/sinkFailed(_:)``,

@@ -43,6 +43,34 @@ public final class FileDataSink: DataSink, @unchecked Sendable {
         state = Mutex(State(descriptor: descriptor, retained: retainingBytes ? Data() : nil))
     }
 
+    /// Takes a finished file at `file` (on the provider's file system, synced by its writer) as a finished sink:
+    /// its bytes are read once, in pieces, for their fingerprint (and kept when `retainingBytes`), and it gets the
+    /// permissions of `target`. Putting the sink in place renames the file; a sink never put in place removes it.
+    init(adopting file: URL, target: URL, owner: FileDataProvider, retainingBytes: Bool) throws(DataProviderError) {
+        let path = file.path
+        let descriptor = try FileSystemCalls.openForReading(path)
+        defer { FileSystemCalls.closeDescriptor(descriptor) }
+        try FileSystemCalls.copyPermissions(
+            to: descriptor, path: path, from: target.path, confinement: owner.confinement)
+        var hasher = ContentFingerprint.Hasher64()
+        var retained: Data? = retainingBytes ? Data() : nil
+        let piece = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+        defer { piece.deallocate() }
+        while true {
+            let count = try FileSystemCalls.call("read", path: path) {
+                read(descriptor, piece.baseAddress!, piece.count)
+            }
+            if count == 0 { break }
+            let bytes = UnsafeRawBufferPointer(rebasing: piece[0..<count])
+            hasher.update(bytes)
+            retained?.append(contentsOf: bytes)
+        }
+        fileURL = file
+        options = []
+        self.owner = owner
+        state = Mutex(State(descriptor: -1, isFinished: true, hasher: hasher, retained: retained))
+    }
+
     deinit {
         state.withLock { state in
             if state.descriptor >= 0 { FileSystemCalls.closeDescriptor(state.descriptor) }

@@ -205,8 +205,8 @@ enum FileSystemCalls {
         try call("fsync", path: path) { fsync(descriptor) }
     }
 
-    /// Renames `source` over `destination` (atomically replacing it), in the same directory, and flushes the
-    /// directory's entries to disk; through a directory opened by `confinement` when there is one.
+    /// Renames `source` over `destination` (atomically replacing it) and flushes the directory's entries to disk;
+    /// the destination's directory opened through `confinement` when there is one.
     static func replace(_ destination: String, with source: String, confinement: FileConfinement? = nil)
         throws(DataProviderError)
     {
@@ -217,8 +217,14 @@ enum FileSystemCalls {
         }
         let (parent, name) = try confinement.openParent(of: destination)
         defer { closeDescriptor(parent) }
-        let sourceName = URL(fileURLWithPath: source).lastPathComponent
-        try call("renameat", path: destination) { renameat(parent, sourceName, parent, name) }
+        let sourceURL = URL(fileURLWithPath: source)
+        if sourceURL.deletingLastPathComponent().path == URL(fileURLWithPath: destination).deletingLastPathComponent().path {
+            let sourceName = sourceURL.lastPathComponent
+            try call("renameat", path: destination) { renameat(parent, sourceName, parent, name) }
+        } else {
+            // An adopted sink's file (an upload streamed elsewhere by its owner): only the target is confined.
+            try call("renameat", path: destination) { renameat(AT_FDCWD, source, parent, name) }
+        }
         try call("fsync", path: destination) { fsync(parent) }
     }
 

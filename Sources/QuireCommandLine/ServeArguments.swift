@@ -10,13 +10,15 @@ public struct ServeArguments: ParsableArguments {
         discussion: """
             Flags beat QUIRE_* environment variables (QUIRE_HOST, QUIRE_PORT, QUIRE_STORE, QUIRE_ROOTS \
             colon-separated, QUIRE_TOKEN, QUIRE_COORDINATION_SCOPE, QUIRE_MAX_UPLOAD_BYTES, \
-            QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI), which beat the --config file, which beats the built-in \
+            QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI, QUIRE_UPLOAD_BUDGET_BYTES, QUIRE_HEADER_TIMEOUT_SECONDS, \
+            QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MAX_CONNECTIONS), which beat the --config file, which beats the built-in \
             defaults (config/quire.json; config/README.md lists every key). Prints "quire serve: listening on \
             http://HOST:PORT" on standard output once it accepts connections (with the port chosen when --port \
             is 0); the log goes to standard error. SIGINT or SIGTERM stops it gracefully.
 
             Exit codes: 0 stopped by SIGINT or SIGTERM; 64 bad usage; 69 the address cannot be bound; 70 \
-            internal failure; 73 the store directory or its catalog cannot be opened; 78 invalid configuration \
+            internal failure; 73 the store directory or its catalog cannot be opened; 75 another quire serve \
+            uses the store (it holds the store's lock, quire.lock); 78 invalid configuration \
             (one line naming the key, the value and its source).
             """
     )
@@ -74,6 +76,31 @@ public struct ServeArguments: ParsableArguments {
     )
     /// The largest rendering resolution.
     public var maxDPI: Int?
+
+    /// The budget of upload bytes in flight.
+    @Option(
+        name: .customLong("upload-budget-bytes"),
+        help: ArgumentHelp(
+            "The most upload bytes in flight over all uploads; more get 503 (default: 536870912).", valueName: "n"))
+    public var uploadBudgetBytes: Int?
+
+    /// The request-header timeout.
+    @Option(
+        name: .customLong("header-timeout-seconds"),
+        help: ArgumentHelp("How long a client may take to send a request head (default: 10).", valueName: "n"))
+    public var headerTimeoutSeconds: Int?
+
+    /// The idle timeout.
+    @Option(
+        name: .customLong("idle-timeout-seconds"),
+        help: ArgumentHelp("How long a connection may stay silent (default: 60).", valueName: "n"))
+    public var idleTimeoutSeconds: Int?
+
+    /// The connection cap.
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp("The most connections held at once (default: 10000).", valueName: "n"))
+    public var maxConnections: Int?
 
     /// Makes empty arguments (ArgumentParser fills them in).
     public init() {}

@@ -6,7 +6,9 @@ extension ServeArguments {
     var overrides: ConfigurationOverrides {
         ConfigurationOverrides(
             store: store, host: host, port: port, coordinationScope: coordinationScope,
-            maxUploadBytes: maxUploadBytes, maxOpenDocuments: maxOpenDocuments, maxDPI: maxDPI, token: token,
+            maxUploadBytes: maxUploadBytes, maxOpenDocuments: maxOpenDocuments, maxDPI: maxDPI,
+            uploadBudgetBytes: uploadBudgetBytes, headerTimeoutSeconds: headerTimeoutSeconds,
+            idleTimeoutSeconds: idleTimeoutSeconds, maxConnections: maxConnections, token: token,
             roots: roots)
     }
 }

@@ -8,9 +8,15 @@ import QuireCommandLine
 
 /// How `quire serve` reports a failure to start or to keep serving: one line and its exit code.
 enum ServiceFailure {
-    /// The failure for an error of building the service: its store directory or catalog cannot be opened (73).
+    /// The failure for an error of building the service: another service holds the store (75), or its store
+    /// directory or catalog cannot be opened (73).
     static func storeFailure(_ error: any Error, configuration: StoreConfiguration) -> CommandFailure {
-        let reason = (error as? CatalogError).map(String.init(describing:)) ?? error.localizedDescription
+        if let lock = error as? StoreLockError, case .inUse = lock {
+            return CommandFailure(lock.description, exitCode: CommandFailure.temporaryFailure)
+        }
+        let reason =
+            (error as? CatalogError).map(String.init(describing:))
+            ?? (error as? StoreLockError).map(String.init(describing:)) ?? error.localizedDescription
         return CommandFailure(
             "cannot open the store \(configuration.storeDirectory.path): \(reason)",
             exitCode: CommandFailure.cannotCreate)

@@ -16,6 +16,10 @@ struct ConfigurationTests {
         #expect(configuration.maxUploadBytes == 104_857_600)
         #expect(configuration.maxOpenDocuments == 64)
         #expect(configuration.maxDPI == 600)
+        #expect(configuration.uploadBudgetBytes == 536_870_912)
+        #expect(configuration.headerTimeout == .seconds(10))
+        #expect(configuration.idleTimeout == .seconds(60))
+        #expect(configuration.maxConnections == 10_000)
         #expect(configuration.token == nil)
         #expect(configuration.roots.isEmpty)
         #expect(configuration.catalogURL.lastPathComponent == "catalog.sqlite")
@@ -65,12 +69,14 @@ struct ConfigurationTests {
         let root = try directory.directory("root")
         let overrides = ConfigurationOverrides(
             store: "s", host: "::1", port: 0, coordinationScope: "process", maxUploadBytes: 10, maxOpenDocuments: 2,
-            maxDPI: 1200, token: "abc.DEF-_~+/==", roots: ["root", "root"])
+            maxDPI: 1200, uploadBudgetBytes: 20, headerTimeoutSeconds: 1, idleTimeoutSeconds: 2, maxConnections: 30,
+            token: "abc.DEF-_~+/==", roots: ["root", "root"])
         let configuration = try StoreConfiguration.load(
             environment: [:], overrides: overrides, workingDirectory: directory.url)
         let expected = StoreConfiguration(
             storeDirectory: directory.url.appendingPathComponent("s", isDirectory: true).standardizedFileURL,
             host: "::1", port: 0, coordinationScope: .process, maxUploadBytes: 10, maxOpenDocuments: 2, maxDPI: 1200,
+            uploadBudgetBytes: 20, headerTimeout: .seconds(1), idleTimeout: .seconds(2), maxConnections: 30,
             token: "abc.DEF-_~+/==", roots: [URL(fileURLWithPath: try #require(realPath(root.path)), isDirectory: true)]
         )
         #expect(configuration == expected)
@@ -86,6 +92,8 @@ struct ConfigurationTests {
             "QUIRE_STORE": "/srv/quire", "QUIRE_HOST": "localhost", "QUIRE_PORT": "9090",
             "QUIRE_COORDINATION_SCOPE": "process", "QUIRE_MAX_UPLOAD_BYTES": "2048", "QUIRE_MAX_OPEN_DOCUMENTS": "3",
             "QUIRE_MAX_DPI": "300", "QUIRE_TOKEN": "secret", "QUIRE_ROOTS": "\(first.path)::second",
+            "QUIRE_UPLOAD_BUDGET_BYTES": "4096", "QUIRE_HEADER_TIMEOUT_SECONDS": "3", "QUIRE_IDLE_TIMEOUT_SECONDS": "4",
+            "QUIRE_MAX_CONNECTIONS": "50",
         ]
         let configuration = try StoreConfiguration.load(environment: environment, workingDirectory: directory.url)
         #expect(configuration.storeDirectory.path == "/srv/quire")
@@ -96,6 +104,10 @@ struct ConfigurationTests {
         #expect(configuration.maxOpenDocuments == 3)
         #expect(configuration.maxDPI == 300)
         #expect(configuration.token == "secret")
+        #expect(configuration.uploadBudgetBytes == 4096)
+        #expect(configuration.headerTimeout == .seconds(3))
+        #expect(configuration.idleTimeout == .seconds(4))
+        #expect(configuration.maxConnections == 50)
         #expect(configuration.roots.map(\.path) == [first.path, second.path].map { realPath($0)! })
     }
 
@@ -138,6 +150,14 @@ struct ConfigurationTests {
             environment: ["QUIRE_PORT": "70000"],
             "invalid configuration: port = 70000 from environment variable QUIRE_PORT: "
                 + "must be a port number from 0 (any free port) to 65535"),
+        InvalidCase(
+            environment: ["QUIRE_HEADER_TIMEOUT_SECONDS": "0"],
+            "invalid configuration: headerTimeoutSeconds = 0 from environment variable QUIRE_HEADER_TIMEOUT_SECONDS: "
+                + "must be a number of seconds from 1 to 3600"),
+        InvalidCase(
+            overrides: ConfigurationOverrides(maxConnections: 0),
+            "invalid configuration: maxConnections = 0 from flag --max-connections: "
+                + "must be a number of connections from 1 to 1000000"),
         InvalidCase(
             overrides: ConfigurationOverrides(port: -1),
             "invalid configuration: port = -1 from flag --port: must be a port number from 0 (any free port) to 65535"),
@@ -190,7 +210,9 @@ struct ConfigurationTests {
         InvalidCase(
             file: #"{"prot": 8080}"#,
             #"invalid configuration: unknown key "prot" in quire.json (known keys: store, host, port, "#
-                + "coordination.scope, maxUploadBytes, maxOpenDocuments, maxDPI, token, roots)"),
+                + "coordination.scope, maxUploadBytes, maxOpenDocuments, maxDPI, uploadBudgetBytes, "
+                + "headerTimeoutSeconds, "
+                + "idleTimeoutSeconds, maxConnections, token, roots)"),
         InvalidCase(file: "[1, 2]", "invalid configuration: cannot use quire.json: the top level is not a JSON object"),
     ]
 

@@ -199,21 +199,11 @@ enum RawHTTP {
     /// Sends each of `writes` in turn on one connection, then reads one response per request line sent (bounded:
     /// five seconds without a byte fails).
     static func exchange(port: Int, _ writes: [String]) throws -> [Response] {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket: \(errno)") }
-        defer { close(descriptor) }
+        let connection = try RawConnection(port: port)
+        defer { withExtendedLifetime(connection) {} }  // it closes the descriptor when released
+        let descriptor = connection.descriptor
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw Failure(description: "connect: \(errno)") }
         var expected = 0
         for text in writes {
             let bytes = Array(text.utf8)

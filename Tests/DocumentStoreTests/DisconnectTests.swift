@@ -15,21 +15,7 @@ import Testing
 struct DisconnectTests {
     /// Opens a TCP connection to the loopback port, sends `text`, and closes it at once.
     static func sendAndHangUp(port: Int, _ text: String) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(descriptor >= 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        #expect(connected == 0)
-        let bytes = Array(text.utf8)
-        #expect(write(descriptor, bytes, bytes.count) == bytes.count)
+        try RawConnection(port: port).send(text)
     }
 
     @Test("An upload cut off mid-body and an event stream dropped mid-way leave the store whole and serving")

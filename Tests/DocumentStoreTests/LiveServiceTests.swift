@@ -6,6 +6,10 @@ import HummingbirdTesting
 import Logging
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("The service over a real socket")
 struct LiveServiceTests {
     @Test("buildApplication serves /health, refuses a mutating request without the token, and stops cleanly")
@@ -28,12 +32,24 @@ struct LiveServiceTests {
         #expect(FileManager.default.fileExists(atPath: store.appendingPathComponent("catalog.sqlite").path))
     }
 
-    @Test("a store directory that cannot be made stops buildApplication with the catalog's error")
+    @Test("a second service on a store is refused while the first holds the store's lock, naming this process")
+    func storeLocked() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = directory.url.appendingPathComponent("store", isDirectory: true)
+        let first = try buildApplication(configuration: StoreConfiguration(storeDirectory: store, port: 0))
+        #expect(throws: StoreLockError.inUse(store: store.path, pid: getpid())) {
+            _ = try buildApplication(configuration: StoreConfiguration(storeDirectory: store, port: 0))
+        }
+        withExtendedLifetime(first) {}  // the first service holds the lock until here
+    }
+
+    @Test("a store directory that cannot be made stops buildApplication with the store lock's error")
     func unusableStore() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = try directory.file("file", contents: "x")
-        #expect(throws: CatalogError.self) {
+        #expect(throws: StoreLockError.self) {
             _ = try buildApplication(configuration: StoreConfiguration(storeDirectory: file, port: 0))
         }
     }

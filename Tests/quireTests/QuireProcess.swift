@@ -32,8 +32,15 @@ struct QuireProcess {
     /// A process for `quire arguments…` with `extra` added to this process's environment (and 100 columns).
     static func makeProcess(_ arguments: [String], environment extra: [String: String]) -> Process {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let files = extra["QUIRE_TEST_SOFT_FILE_LIMIT"] {
+            // The child starts with this soft limit of open files (its hard limit stays), as under a default
+            // `ulimit -n` of 1024.
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "ulimit -Sn \(files) && exec \"$0\" \"$@\"", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "100"
         environment.merge(extra) { $1 }

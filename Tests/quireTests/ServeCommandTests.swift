@@ -72,6 +72,26 @@ struct ServeCommandTests {
         #expect(first.stop() == 0)
     }
 
+    @Test("a second service on the same store refuses to start: one line, exit code 75; the first keeps serving")
+    func storeInUse() async throws {
+        let sandbox = try CoordinationSandbox()
+        let first = try RunningService(sandbox: sandbox)
+        let result = try QuireProcess.run(
+            ["serve", "--port", "0", "--store", first.store.path], environment: sandbox.environment, timeout: 30)
+        #expect(result.status == 75)
+        #expect(result.output.isEmpty, "\(result.output)")
+        #expect(
+            result.errorLines == [
+                "quire: error: the store \(first.store.path) is in use by another quire serve "
+                    + "(pid \(first.process.pid))"
+            ], "\(result.standardError)")
+        let client = try first.client()
+        let health = try await client.health()
+        try await client.shutdown()
+        #expect(health.status == "ok")
+        #expect(first.stop() == 0)
+    }
+
     @Test("a usage error is one line and exit code 64")
     func usageError() throws {
         let result = try QuireProcess.run(["serve", "--port", "many"])

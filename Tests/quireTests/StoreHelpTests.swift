@@ -22,16 +22,18 @@ struct StoreHelpTests {
 
         Flags beat QUIRE_* environment variables (QUIRE_HOST, QUIRE_PORT, QUIRE_STORE, QUIRE_ROOTS
         colon-separated, QUIRE_TOKEN, QUIRE_COORDINATION_SCOPE, QUIRE_MAX_UPLOAD_BYTES,
-        QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI), which beat the --config file, which beats the built-in
-        defaults (config/quire.json; config/README.md lists every key). Prints "quire serve: listening on
-        http://HOST:PORT" on standard output once it accepts connections (with the port chosen when --port
-        is 0); the log goes to standard error. SIGINT or SIGTERM stops it gracefully.
+        QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI, QUIRE_UPLOAD_BUDGET_BYTES, QUIRE_HEADER_TIMEOUT_SECONDS,
+        QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MAX_CONNECTIONS), which beat the --config file, which beats the
+        built-in defaults (config/quire.json; config/README.md lists every key). Prints "quire serve:
+        listening on http://HOST:PORT" on standard output once it accepts connections (with the port chosen
+        when --port is 0); the log goes to standard error. SIGINT or SIGTERM stops it gracefully.
 
         Exit codes: 0 stopped by SIGINT or SIGTERM; 64 bad usage; 69 the address cannot be bound; 70
-        internal failure; 73 the store directory or its catalog cannot be opened; 78 invalid configuration
-        (one line naming the key, the value and its source).
+        internal failure; 73 the store directory or its catalog cannot be opened; 75 another quire serve
+        uses the store (it holds the store's lock, quire.lock); 78 invalid configuration (one line naming
+        the key, the value and its source).
 
-        USAGE: quire serve [--config <file>] [--host <host>] [--port <port>] [--store <dir>] [--root <dir> ...] [--token <token>] [--coordination-scope <user|process>] [--max-upload-bytes <n>] [--max-open-documents <n>] [--max-dpi <n>]
+        USAGE: quire serve <options>
 
         OPTIONS:
           --config <file>         A JSON configuration file (keys in config/README.md).
@@ -46,6 +48,14 @@ struct StoreHelpTests {
           --max-open-documents <n>
                                   How many documents stay open at once (default: 64).
           --max-dpi <n>           The largest resolution a page is rendered at (default: 600, at most 1200).
+          --upload-budget-bytes <n>
+                                  The most upload bytes in flight over all uploads; more get 503 (default:
+                                  536870912).
+          --header-timeout-seconds <n>
+                                  How long a client may take to send a request head (default: 10).
+          --idle-timeout-seconds <n>
+                                  How long a connection may stay silent (default: 60).
+          --max-connections <n>   The most connections held at once (default: 10000).
           --version               Show the version.
           -h, --help              Show help information.
 

@@ -22,12 +22,22 @@ struct ConfigurationKey: Sendable, Hashable {
     static let maxOpenDocuments = ConfigurationKey(
         name: "maxOpenDocuments", environmentVariable: "QUIRE_MAX_OPEN_DOCUMENTS", flag: "--max-open-documents")
     static let maxDPI = ConfigurationKey(name: "maxDPI", environmentVariable: "QUIRE_MAX_DPI", flag: "--max-dpi")
+    static let uploadBudgetBytes = ConfigurationKey(
+        name: "uploadBudgetBytes", environmentVariable: "QUIRE_UPLOAD_BUDGET_BYTES", flag: "--upload-budget-bytes")
+    static let headerTimeoutSeconds = ConfigurationKey(
+        name: "headerTimeoutSeconds", environmentVariable: "QUIRE_HEADER_TIMEOUT_SECONDS",
+        flag: "--header-timeout-seconds")
+    static let idleTimeoutSeconds = ConfigurationKey(
+        name: "idleTimeoutSeconds", environmentVariable: "QUIRE_IDLE_TIMEOUT_SECONDS", flag: "--idle-timeout-seconds")
+    static let maxConnections = ConfigurationKey(
+        name: "maxConnections", environmentVariable: "QUIRE_MAX_CONNECTIONS", flag: "--max-connections")
     static let token = ConfigurationKey(name: "token", environmentVariable: "QUIRE_TOKEN", flag: "--token")
     /// Colon-separated in the environment (as `PATH`); `--root` is repeated on the command line.
     static let roots = ConfigurationKey(name: "roots", environmentVariable: "QUIRE_ROOTS", flag: "--root")
 
     /// Every key, in the order the README documents them.
     static let all: [ConfigurationKey] = [
-        .store, .host, .port, .coordinationScope, .maxUploadBytes, .maxOpenDocuments, .maxDPI, .token, .roots,
+        .store, .host, .port, .coordinationScope, .maxUploadBytes, .maxOpenDocuments, .maxDPI, .uploadBudgetBytes,
+        .headerTimeoutSeconds, .idleTimeoutSeconds, .maxConnections, .token, .roots,
     ]
 }

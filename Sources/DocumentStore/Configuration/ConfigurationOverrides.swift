@@ -17,6 +17,14 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     public var maxOpenDocuments: Int?
     /// `--max-dpi N`.
     public var maxDPI: Int?
+    /// `--upload-budget-bytes N`.
+    public var uploadBudgetBytes: Int?
+    /// `--header-timeout-seconds N`.
+    public var headerTimeoutSeconds: Int?
+    /// `--idle-timeout-seconds N`.
+    public var idleTimeoutSeconds: Int?
+    /// `--max-connections N`.
+    public var maxConnections: Int?
     /// `--token T`.
     public var token: String?
     /// `--root DIR`, repeated; empty when not given.
@@ -31,6 +39,10 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         maxUploadBytes: Int? = nil,
         maxOpenDocuments: Int? = nil,
         maxDPI: Int? = nil,
+        uploadBudgetBytes: Int? = nil,
+        headerTimeoutSeconds: Int? = nil,
+        idleTimeoutSeconds: Int? = nil,
+        maxConnections: Int? = nil,
         token: String? = nil,
         roots: [String] = []
     ) {
@@ -41,6 +53,10 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         self.maxUploadBytes = maxUploadBytes
         self.maxOpenDocuments = maxOpenDocuments
         self.maxDPI = maxDPI
+        self.uploadBudgetBytes = uploadBudgetBytes
+        self.headerTimeoutSeconds = headerTimeoutSeconds
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.maxConnections = maxConnections
         self.token = token
         self.roots = roots
     }
@@ -59,6 +75,10 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         set(.maxUploadBytes, maxUploadBytes.map(ConfigContent.int))
         set(.maxOpenDocuments, maxOpenDocuments.map(ConfigContent.int))
         set(.maxDPI, maxDPI.map(ConfigContent.int))
+        set(.uploadBudgetBytes, uploadBudgetBytes.map(ConfigContent.int))
+        set(.headerTimeoutSeconds, headerTimeoutSeconds.map(ConfigContent.int))
+        set(.idleTimeoutSeconds, idleTimeoutSeconds.map(ConfigContent.int))
+        set(.maxConnections, maxConnections.map(ConfigContent.int))
         set(.token, token.map(ConfigContent.string), isSecret: true)
         set(.roots, roots.isEmpty ? nil : .stringArray(roots))
         return InMemoryProvider(name: "flags", values: values).snapshot()

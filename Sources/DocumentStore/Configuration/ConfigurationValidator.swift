@@ -18,6 +18,10 @@ struct ConfigurationValidator {
             maxUploadBytes: try bounded(.maxUploadBytes, 1...Int.max, "a positive number of bytes"),
             maxOpenDocuments: try bounded(.maxOpenDocuments, 1...Int.max, "a positive number"),
             maxDPI: try bounded(.maxDPI, 1...Self.dpiLimit, "a DPI from 1 to \(Self.dpiLimit)"),
+            uploadBudgetBytes: try bounded(.uploadBudgetBytes, 1...Int.max, "a positive number of bytes"),
+            headerTimeout: .seconds(try bounded(.headerTimeoutSeconds, 1...3600, "a number of seconds from 1 to 3600")),
+            idleTimeout: .seconds(try bounded(.idleTimeoutSeconds, 1...86_400, "a number of seconds from 1 to 86400")),
+            maxConnections: try bounded(.maxConnections, 1...1_000_000, "a number of connections from 1 to 1000000"),
             token: try token(),
             roots: try roots()
         )

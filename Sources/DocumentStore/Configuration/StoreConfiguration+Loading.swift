@@ -11,6 +11,10 @@ extension StoreConfiguration {
         AbsoluteConfigKey(ConfigurationKey.maxUploadBytes.components): 104_857_600,
         AbsoluteConfigKey(ConfigurationKey.maxOpenDocuments.components): 64,
         AbsoluteConfigKey(ConfigurationKey.maxDPI.components): 600,
+        AbsoluteConfigKey(ConfigurationKey.uploadBudgetBytes.components): 536_870_912,
+        AbsoluteConfigKey(ConfigurationKey.headerTimeoutSeconds.components): 10,
+        AbsoluteConfigKey(ConfigurationKey.idleTimeoutSeconds.components): 60,
+        AbsoluteConfigKey(ConfigurationKey.maxConnections.components): 10_000,
         AbsoluteConfigKey(ConfigurationKey.roots.components): ConfigValue(.stringArray([]), isSecret: false),
     ]
 
@@ -18,7 +22,9 @@ extension StoreConfiguration {
     ///
     /// Precedence, highest first: `overrides` (the command-line flags), `environment` (`QUIRE_HOST`, `QUIRE_PORT`,
     /// `QUIRE_STORE`, `QUIRE_ROOTS` colon-separated, `QUIRE_TOKEN`, `QUIRE_COORDINATION_SCOPE`,
-    /// `QUIRE_MAX_UPLOAD_BYTES`, `QUIRE_MAX_OPEN_DOCUMENTS`, `QUIRE_MAX_DPI`), the JSON file `configFile`, then the
+    /// `QUIRE_MAX_UPLOAD_BYTES`, `QUIRE_MAX_OPEN_DOCUMENTS`, `QUIRE_MAX_DPI`, `QUIRE_UPLOAD_BUDGET_BYTES`,
+    /// `QUIRE_HEADER_TIMEOUT_SECONDS`, `QUIRE_IDLE_TIMEOUT_SECONDS`, `QUIRE_MAX_CONNECTIONS`), the JSON file
+    /// `configFile`, then the
     /// built-in defaults. Relative paths are resolved against `workingDirectory`.
     /// - Throws: ``ConfigurationError``, whose description is the one line to print before stopping: the file is
     ///   missing, unreadable, not a JSON object or has an unknown key; or a value is invalid (it names the key, the

@@ -29,6 +29,17 @@ public struct StoreConfiguration: Sendable, Equatable {
     public var maxOpenDocuments: Int
     /// The largest DPI a page may be rendered at.
     public var maxDPI: Int
+    /// The most upload bytes in flight at once, over every upload: beyond it new uploads are refused (503 with
+    /// `Retry-After`).
+    public var uploadBudgetBytes: Int
+    /// How long a connection may take to send a complete request head, from its opening or from the first byte
+    /// after an earlier response.
+    public var headerTimeout: Duration
+    /// How long a connection may stay silent between requests, in a request body, or in a response body that
+    /// makes no progress.
+    public var idleTimeout: Duration
+    /// The most connections held at once (kept below the process's open-file limit at start).
+    public var maxConnections: Int
     /// The bearer token every mutating request must carry; nil leaves mutating routes open.
     public var token: String?
     /// The directories whose files may be registered by path (absolute, symbolic links resolved).
@@ -55,6 +66,10 @@ public struct StoreConfiguration: Sendable, Equatable {
         maxUploadBytes: Int = 104_857_600,
         maxOpenDocuments: Int = 64,
         maxDPI: Int = 600,
+        uploadBudgetBytes: Int = 536_870_912,
+        headerTimeout: Duration = .seconds(10),
+        idleTimeout: Duration = .seconds(60),
+        maxConnections: Int = 10_000,
         token: String? = nil,
         roots: [URL] = []
     ) {
@@ -65,6 +80,10 @@ public struct StoreConfiguration: Sendable, Equatable {
         self.maxUploadBytes = maxUploadBytes
         self.maxOpenDocuments = maxOpenDocuments
         self.maxDPI = maxDPI
+        self.uploadBudgetBytes = uploadBudgetBytes
+        self.headerTimeout = headerTimeout
+        self.idleTimeout = idleTimeout
+        self.maxConnections = maxConnections
         self.token = token
         self.roots = roots
     }

@@ -71,6 +71,26 @@ extension ProblemDetails {
             detail: "the request body is larger than the limit of \(limit) bytes", extensions: ["limit": String(limit)])
     }
 
+    /// 503 for an upload refused because the uploads in flight already hold the service's budget of upload bytes;
+    /// `Retry-After` says when to try again.
+    public static func uploadBudgetExhausted(budget: Int, retryAfterSeconds: Int) -> ProblemDetails {
+        ProblemDetails(
+            status: .serviceUnavailable, type: "/problems/upload-budget-exhausted", title: "Too many uploads",
+            detail: "the uploads in flight already hold the service's budget of \(budget) bytes: try again in "
+                + "\(retryAfterSeconds) seconds",
+            extensions: ["budget": String(budget)], headers: [.retryAfter: String(retryAfterSeconds)])
+    }
+
+    /// 400 for a `Last-Event-ID` beyond the newest event of the log (another store's id, or a log that was
+    /// replaced): the client would wait for events that never come.
+    public static func futureEventID(_ id: Int64, newest: Int64) -> ProblemDetails {
+        ProblemDetails(
+            status: .badRequest, type: "/problems/future-event-id", title: "Unknown event id",
+            detail: "Last-Event-ID \(id) is beyond the newest event of this store (\(newest)): reconnect without "
+                + "Last-Event-ID, or with an id this store sent",
+            extensions: ["newest": String(newest)])
+    }
+
     /// 500 for an unexpected failure: the details stay in the service's log, found by the request id.
     public static func internalError(requestID: String) -> ProblemDetails {
         ProblemDetails(

@@ -6,20 +6,18 @@ import Foundation
 import Poppler
 
 extension DocumentLibrary {
-    /// Stores an uploaded PDF as a new document (its file in `<store>/files`, written atomically).
+    /// Stores an uploaded PDF as a new document: the finished file at `file` (written and synced by the caller,
+    /// on the store's file system, as ``incomingDirectory`` is) is renamed into `<store>/files` inside a
+    /// coordinated write. On failure the file stays where it was, for the caller to remove.
     /// - Throws: 422 for bytes that are not a PDF poppler opens, 401 for an encrypted one without its password
-    ///   (nothing is kept in either case).
-    public func upload(_ bytes: Data, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
-        try await blocking { try Self.validate(bytes, password: password, what: "the uploaded PDF") }
+    ///   (nothing is kept in either case); a `DataProviderError` when the file cannot be read or moved.
+    public func upload(fileAt file: URL, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
+        try await blocking { try Self.validate(contentsOf: file, password: password, what: "the uploaded PDF") }
         let id = DocumentID.random()
         let url = uploadDirectory.appendingPathComponent("\(id.rawValue).pdf")
         try await blocking {
             let provider = self.providers(for: [url.path])[0]
-            let sink = try provider.createDataSink(options: [])
-            guard sink.writeData(bytes), sink.finish() else {
-                throw (sink as? FileDataSink)?.failure ?? DataProviderError.sinkFinished
-            }
-            try provider.replaceContents(with: sink)
+            try provider.replaceContents(with: try provider.createDataSink(adoptingFileAt: file))
         }
         return try await create(id, files: [url.path], origin: .upload, password: password)
     }
@@ -109,6 +107,18 @@ extension DocumentLibrary {
         let (opened, _) = try await load(try await record(id), password: password, requireAll: true)
         try adopt(opened)
         return opened
+    }
+
+    /// Checks that the file at `url` opens as a PDF (with `password` if encrypted); its bytes are mapped, not
+    /// copied.
+    static func validate(contentsOf url: URL, password: String?, what: String) throws {
+        let bytes: Data
+        do {
+            bytes = try Data(contentsOf: url, options: .alwaysMapped)
+        } catch {
+            throw ProblemDetails(status: .internalServerError, detail: "cannot read \(what) back: \(error)")
+        }
+        try validate(bytes, password: password, what: what)
     }
 
     /// Checks that `bytes` open as a PDF (with `password` if encrypted).

@@ -15,11 +15,14 @@ extension DocumentLibrary {
         public init() {}
     }
 
-    /// Replaces the content of a one-file document atomically, inside a coordinated write; drops unsaved edits.
+    /// Replaces the content of a one-file document atomically with the finished file at `file` (written and
+    /// synced by the caller, on the store's file system, as ``incomingDirectory`` is), renamed over the document's
+    /// file inside a coordinated write; drops unsaved edits. On failure the file stays where it was, for the caller
+    /// to remove.
     /// - Throws: 404; 428/412 (If-Match); 400 for a document of several files; 409 in conflict; 422/401 for
-    ///   bytes that do not open.
+    ///   bytes that do not open; a `DataProviderError` when the file cannot be read or moved.
     public func replaceContent(
-        _ id: DocumentID, with bytes: Data, preconditions: RequestPreconditions, password: String?
+        _ id: DocumentID, withFileAt file: URL, preconditions: RequestPreconditions, password: String?
     ) async throws -> (DocumentRepresentations.Info, EntityTag) {
         try await lane(id).run {
             let open = try await openDocument(id, password: password)
@@ -34,12 +37,8 @@ extension DocumentLibrary {
             }
             let document = open.document
             try await blocking {
-                try Self.validate(bytes, password: password, what: "the new content")
-                let sink = try provider.createDataSink(options: [])
-                guard sink.writeData(bytes), sink.finish() else {
-                    throw (sink as? FileDataSink)?.failure ?? DataProviderError.sinkFinished
-                }
-                try provider.replaceContents(with: sink)
+                try Self.validate(contentsOf: file, password: password, what: "the new content")
+                try provider.replaceContents(with: try provider.createDataSink(adoptingFileAt: file))
                 try document.resolveFileConflict(for: provider, with: .reload)
             }
             let files = try await blocking { open.measureFiles() }

@@ -2,6 +2,7 @@ import Documents
 import FileCoordination
 import Foundation
 import Logging
+import NIOCore
 import NIOPosix
 import Poppler
 import Synchronization
@@ -43,6 +44,10 @@ public final class DocumentLibrary: Sendable {
     let rootConfinements: [FileConfinement]
     /// When the library was made: temporary files older than this are left from an earlier run.
     let createdAt = Date()
+    /// Where request bodies are streamed before they enter the store: `<store>/incoming` (emptied at start).
+    public let incomingDirectory: URL
+    /// The budget of upload bytes in flight (``StoreConfiguration/uploadBudgetBytes``).
+    let uploadBudget: UploadBudget
     let state = Mutex(State())
     /// Registrations run one at a time (a file may belong to one document only).
     let registrations = OperationLane()
@@ -58,18 +63,21 @@ public final class DocumentLibrary: Sendable {
     }()
 
     /// Makes the library over an open catalog; starts its thread pool (one thread per core, at least two).
-    /// - Parameter keepAliveInterval: how often an idle event stream gets a keep-alive comment.
+    /// - Parameters:
+    ///   - keepAliveInterval: how often an idle event stream gets a keep-alive comment.
+    ///   - eventBufferBound: how many items an event stream may fall behind before it is ended (its client
+    ///     resumes from the log with `Last-Event-ID`).
     /// - Throws: `CocoaError` when the upload directory cannot be created, a `DataProviderError` when it or a
     ///   root cannot be opened.
     public init(
         catalog: Catalog, configuration: StoreConfiguration, metrics: StoreMetrics, logger: Logger,
-        keepAliveInterval: Duration = .seconds(15)
+        keepAliveInterval: Duration = .seconds(15), eventBufferBound: Int = 10_000
     ) throws {
         self.catalog = catalog
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
-        events = EventBroadcaster(keepAliveInterval: keepAliveInterval)
+        events = EventBroadcaster(keepAliveInterval: keepAliveInterval, bufferBound: eventBufferBound, logger: logger)
         pool = NIOThreadPool(numberOfThreads: max(2, ProcessInfo.processInfo.activeProcessorCount))
         pool.start()
         workers = PDFWorkerPool(
@@ -82,6 +90,24 @@ public final class DocumentLibrary: Sendable {
             at: uploadDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         uploadConfinement = try FileConfinement(root: uploadDirectory)
         rootConfinements = try configuration.roots.map { try FileConfinement(root: $0) }
+        incomingDirectory = configuration.storeDirectory.appendingPathComponent("incoming", isDirectory: true)
+        // What a crash left in `incoming` is no one's: the store's lock says no other service writes there.
+        try? FileManager.default.removeItem(at: incomingDirectory)
+        try FileManager.default.createDirectory(
+            at: incomingDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        uploadBudget = UploadBudget(limit: configuration.uploadBudgetBytes)
+    }
+
+    /// Streams a request body into a temporary file of ``incomingDirectory`` (see ``IncomingUpload``), within
+    /// `limit` bytes and the service's upload budget.
+    /// - Throws: 413 above the limit (a declared length before any byte is read), 503 when the budget is spent,
+    ///   or the error of the file or the body.
+    func receiveUpload<Body: AsyncSequence & Sendable>(
+        _ body: Body, declaredLength: Int?, limit: Int
+    ) async throws -> IncomingUpload where Body.Element == ByteBuffer {
+        try await IncomingUpload.receive(
+            body, declaredLength: declaredLength, limit: limit, budget: uploadBudget, directory: incomingDirectory
+        ) { work in try await self.blocking(work) }
     }
 
     // MARK: lifecycle

@@ -1,6 +1,11 @@
+import Logging
 import Synchronization
 
 /// Hands every event the store records to every connected `GET /events` client, with keep-alive ticks.
+///
+/// Each subscriber has a bounded buffer. A subscriber that falls so far behind that an item does not fit is
+/// ended, never skipped ahead: it still receives what its buffer holds (a gap-free run of events), then its
+/// stream finishes, and its client resumes with `Last-Event-ID` from the persisted log.
 final class EventBroadcaster: Sendable {
     /// What a subscriber receives.
     enum Item: Sendable {
@@ -17,25 +22,33 @@ final class EventBroadcaster: Sendable {
 
     private let state = Mutex(State())
     private let keepAliveInterval: Duration
+    private let bufferBound: Int
+    private let logger: Logger
 
-    /// Makes a broadcaster whose subscribers get a keep-alive tick after every `keepAliveInterval`.
-    init(keepAliveInterval: Duration) {
+    /// Makes a broadcaster whose subscribers get a keep-alive tick after every `keepAliveInterval`, and are
+    /// ended when more than `bufferBound` items wait for them.
+    init(keepAliveInterval: Duration, bufferBound: Int = 10_000, logger: Logger = Logger(label: "quire.events")) {
         self.keepAliveInterval = keepAliveInterval
+        self.bufferBound = max(1, bufferBound)
+        self.logger = logger
     }
 
-    /// A new subscription: live events from now on, and keep-alive ticks. Ends when the stream is dropped.
+    /// A new subscription: live events from now on, and keep-alive ticks. Ends when the stream is dropped, at
+    /// shutdown, or when the subscriber falls more than the buffer's bound behind (after what the buffer holds).
     func subscribe() -> AsyncStream<Item> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Item.self, bufferingPolicy: .bufferingNewest(10_000))
+        // Oldest kept: what the buffer holds is a run without gaps, and the item that does not fit ends it.
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Item.self, bufferingPolicy: .bufferingOldest(bufferBound))
         let id = state.withLock { state -> Int in
             defer { state.next += 1 }
             state.subscribers[state.next] = continuation
             return state.next
         }
         let interval = keepAliveInterval
-        let ticker = Task {
+        let ticker = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
-                continuation.yield(.keepAlive)
+                self?.deliver(.keepAlive, to: continuation)
             }
         }
         continuation.onTermination = { [weak self] _ in
@@ -45,11 +58,27 @@ final class EventBroadcaster: Sendable {
         return stream
     }
 
-    /// Sends an event to every subscriber.
+    /// Sends an event to every subscriber; ends each subscriber whose buffer is full.
     func publish(_ event: StoreEvent) {
         let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers { subscriber.yield(.event(event)) }
+        for subscriber in subscribers { deliver(.event(event), to: subscriber) }
     }
+
+    /// Enqueues `item`, or ends the subscription when it does not fit.
+    private func deliver(_ item: Item, to subscriber: AsyncStream<Item>.Continuation) {
+        switch subscriber.yield(item) {
+        case .enqueued, .terminated: return
+        case .dropped:
+            logger.debug(
+                "an event stream fell \(bufferBound) items behind: ended it (its client resumes with Last-Event-ID)")
+            subscriber.finish()
+        @unknown default:
+            subscriber.finish()
+        }
+    }
+
+    /// How many subscriptions are live.
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// Ends every subscription (at shutdown).
     func finishAll() {

@@ -5,7 +5,9 @@ import NIOCore
 
 /// Builds the service: the catalog in the store directory, the document library, the metrics, the router (built-in
 /// routes, `/documents…` and `/events`), and the Hummingbird application bound to the configured host and port,
-/// with the content fast path (``ContentFastPath``) in front of Hummingbird's HTTP/1 codec, and with the library as a service of its group: it opens the recently used documents when the service starts and
+/// with the connection deadlines (``ConnectionDeadlines``) and the content fast path (``ContentFastPath``) in front
+/// of Hummingbird's HTTP/1 codec, a connection cap under the open-file limit (raised to its hard limit here), and
+/// with the library as a service of its group: it opens the recently used documents when the service starts and
 /// closes every document (unregistering its presenters) on shutdown. Run it with `runService()`, which stops
 /// gracefully on SIGTERM and SIGINT.
 /// - Parameters:
@@ -15,22 +17,28 @@ import NIOCore
 ///   - metrics: The service's metrics (an executable bootstraps `MetricsSystem` with their factory first).
 ///   - logger: The service's logger; the executable sets its level and handler.
 ///   - keepAliveInterval: How often an idle event stream gets a keep-alive comment.
+///   - eventBufferBound: How many items an event stream may fall behind before it is ended (its client resumes
+///     with `Last-Event-ID`).
 ///   - onServerRunning: Called once the server listens, with its channel (whose `localAddress` has the port
 ///     chosen when the configured port is 0).
-/// - Throws: ``CatalogError/cannotOpen(path:reason:)`` when the store's catalog cannot be opened, or the error
-///   of creating the upload directory.
+/// - Throws: ``StoreLockError`` when another service holds the store (or its lock cannot be taken),
+///   ``CatalogError/cannotOpen(path:reason:)`` when the store's catalog cannot be opened, or the error of creating
+///   the upload directory.
 public func buildApplication(
     configuration: StoreConfiguration,
     controllers: [any RouteController] = [],
     metrics: StoreMetrics = StoreMetrics(),
     logger: Logger = Logger(label: "quire.serve"),
     keepAliveInterval: Duration = .seconds(15),
+    eventBufferBound: Int = 10_000,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
+    // One service per store: the lock comes before the catalog, and is held until the library shuts down.
+    let storeLock = try StoreLock(storeDirectory: configuration.storeDirectory)
     let catalog = try Catalog(storeDirectory: configuration.storeDirectory)
     let library = try DocumentLibrary(
         catalog: catalog, configuration: configuration, metrics: metrics, logger: logger,
-        keepAliveInterval: keepAliveInterval)
+        keepAliveInterval: keepAliveInterval, eventBufferBound: eventBufferBound)
     let router = buildRouter(
         configuration: configuration, catalog: catalog, metrics: metrics,
         controllers: documentControllers(library: library, configuration: configuration) + controllers)
@@ -40,8 +48,10 @@ public func buildApplication(
         router: router,
         server: server,
         configuration: ApplicationConfiguration(
-            address: .hostname(configuration.host, port: configuration.port), serverName: "quire"),
-        services: [LibraryService(library: library)],
+            address: .hostname(configuration.host, port: configuration.port), serverName: "quire",
+            availableConnectionsDelegate: ConnectionCap(
+                maximum: ConnectionCap.fitting(configuration.maxConnections), logger: logger)),
+        services: [LibraryService(library: library, storeLock: storeLock)],
         onServerRunning: onServerRunning,
         logger: logger
     )

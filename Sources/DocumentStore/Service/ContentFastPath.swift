@@ -154,29 +154,41 @@ final class ContentFastPathHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 }
 
-/// Hummingbird's HTTP/1 child channel with ``ContentFastPathHandler`` in front of its codec.
+/// Hummingbird's HTTP/1 child channel with ``ConnectionDeadlineHandler`` (timeouts, early answers close) and
+/// ``ContentFastPathHandler`` in front of its codec.
 struct StoreHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 
     private let http1: HTTP1Channel
     private let fastPath: ContentFastPath
+    private let headerTimeout: Duration
+    private let idleTimeout: Duration
 
-    init(responder: @escaping HTTPChannelHandler.Responder, fastPath: ContentFastPath) {
+    init(
+        responder: @escaping HTTPChannelHandler.Responder, fastPath: ContentFastPath, headerTimeout: Duration,
+        idleTimeout: Duration
+    ) {
         http1 = HTTP1Channel(responder: responder)
         self.fastPath = fastPath
+        self.headerTimeout = headerTimeout
+        self.idleTimeout = idleTimeout
     }
 
     var responder: HTTPChannelHandler.Responder { http1.responder }
 
-    /// Hummingbird's pipeline, then the fast path just after the request decoder. Fails when the pipeline has no
-    /// HTTP/1 request decoder (Hummingbird changed its pipeline): the connection is closed, nothing is answered
-    /// wrongly.
+    /// Hummingbird's pipeline, then the deadlines and the fast path just after the request decoder (in that
+    /// order: the deadlines see every request and every answer). Fails when the pipeline has no HTTP/1 request
+    /// decoder (Hummingbird changed its pipeline): the connection is closed, nothing is answered wrongly.
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let fastPath = fastPath
+        let (headerTimeout, idleTimeout) = (headerTimeout, idleTimeout)
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
             let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try operations.addHandler(ContentFastPathHandler(fastPath: fastPath), position: .after(decoder))
+            let deadlines = ConnectionDeadlineHandler(
+                headerTimeout: headerTimeout, idleTimeout: idleTimeout, logger: logger)
+            try operations.addHandler(deadlines, position: .after(decoder))
             return value
         }
     }
@@ -187,12 +199,18 @@ struct StoreHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 }
 
 extension HTTPServerBuilder {
-    /// Hummingbird's HTTP/1 server with the content fast path of `library` (``ContentFastPath``).
+    /// Hummingbird's HTTP/1 server with the connection deadlines of `library`'s configuration
+    /// (``ConnectionDeadlineHandler``) and its content fast path (``ContentFastPath``).
     static func store(
         library: DocumentLibrary, metrics: StoreMetrics, logger: Logger, logLevel: Logger.Level, serverName: String?
     ) -> HTTPServerBuilder {
         let fastPath = ContentFastPath(
             library: library, metrics: metrics, logger: logger, logLevel: logLevel, serverName: serverName)
-        return .init { responder in StoreHTTP1Channel(responder: responder, fastPath: fastPath) }
+        let configuration = library.configuration
+        return .init { responder in
+            StoreHTTP1Channel(
+                responder: responder, fastPath: fastPath, headerTimeout: configuration.headerTimeout,
+                idleTimeout: configuration.idleTimeout)
+        }
     }
 }

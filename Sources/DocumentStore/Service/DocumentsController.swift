@@ -47,9 +47,13 @@ public struct DocumentsController: RouteController {
             let id = try Self.documentID(context)
             try Self.requireMediaType(request, ["application/pdf"])
             let preconditions = try RequestPreconditions(headers: request.headers)
-            let bytes = try await Self.body(request, limit: maxUploadBytes)
+            // Refused before the body is streamed when it would be refused after (the lane checks again).
+            try preconditions.requireIfMatch(current: try await library.record(id).etag, method: .put)
+            let incoming = try await receive(request)
+            defer { incoming.discard() }
             let (info, tag) = try await library.replaceContent(
-                id, with: bytes, preconditions: preconditions, password: Self.password(request))
+                id, withFileAt: incoming.fileURL, preconditions: preconditions, password: Self.password(request))
+            incoming.take()
             return try Self.respond(json: info, tag: tag, request: request)
         }
         routes.get(":id/pages/:n/text") { request, context in
@@ -138,7 +142,10 @@ public struct DocumentsController: RouteController {
         let created: (DocumentRepresentations.Info, EntityTag)
         switch mediaType {
         case "application/pdf":
-            created = try await library.upload(try await Self.body(request, limit: maxUploadBytes), password: password)
+            let incoming = try await receive(request)
+            defer { incoming.discard() }
+            created = try await library.upload(fileAt: incoming.fileURL, password: password)
+            incoming.take()
         case "application/json":
             let register = try Self.decode(
                 DocumentRepresentations.RegisterRequest.self, try await Self.body(request, limit: context.maxUploadSize)
@@ -181,6 +188,13 @@ public struct DocumentsController: RouteController {
         case .unsatisfiable:
             throw ProblemDetails.rangeNotSatisfiable(completeLength: length)
         }
+    }
+
+    /// Streams a PDF body into the store's incoming directory: a declared length above the limit is refused
+    /// before any body byte is read (the connection then closes: ``ConnectionDeadlineHandler``).
+    private func receive(_ request: Request) async throws -> IncomingUpload {
+        let declared = request.headers[.contentLength].map { Int($0.trimmingCharacters(in: .whitespaces)) ?? .max }
+        return try await library.receiveUpload(request.body, declaredLength: declared, limit: maxUploadBytes)
     }
 
     // MARK: helpers

@@ -7,7 +7,9 @@ import ServiceLifecycle
 /// `GET /events`: the change feed as Server-Sent Events. A client that sends `Last-Event-ID` first gets every
 /// later event from the persisted log, then live events (none lost or repeated between the two); a comment
 /// line keeps an idle connection alive; a graceful shutdown ends the stream (the client resumes elsewhere, or
-/// later, with `Last-Event-ID`).
+/// later, with `Last-Event-ID`). A `Last-Event-ID` beyond the newest event of the log is refused (400): no live
+/// event would ever reach such a client. A client too slow for the live feed has its stream ended, never skipped
+/// ahead: it resumes with `Last-Event-ID`, and the log replays what it missed.
 public struct EventsController: RouteController {
     private let library: DocumentLibrary
 
@@ -24,6 +26,10 @@ public struct EventsController: RouteController {
         let routes = RouteCollection(context: StoreRequestContext.self)
         routes.get { [library] request, _ in
             let lastSeen = try StoreEvent.lastEventID(in: request.headers)
+            if let lastSeen {
+                let newest = try await library.catalog.lastEventID()
+                if lastSeen > newest { throw ProblemDetails.futureEventID(lastSeen, newest: newest) }
+            }
             // Subscribe before reading the log: an event recorded in between is in both, and sent once.
             let live = library.events.subscribe()
             let catalog = library.catalog

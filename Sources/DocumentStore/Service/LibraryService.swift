@@ -1,19 +1,23 @@
 import ServiceLifecycle
 
 /// Runs a ``DocumentLibrary`` inside the service group: opens the recently used documents at start, and on
-/// graceful shutdown (SIGTERM, SIGINT) closes every document and unregisters its presenters.
+/// graceful shutdown (SIGTERM, SIGINT) closes every document and unregisters its presenters, then frees the
+/// store's lock.
 public struct LibraryService: Service {
     private let library: DocumentLibrary
+    private let storeLock: StoreLock?
 
-    /// Makes the service.
-    public init(library: DocumentLibrary) {
+    /// Makes the service; `storeLock`, the lock of the library's store, is freed once the library is shut down.
+    public init(library: DocumentLibrary, storeLock: StoreLock? = nil) {
         self.library = library
+        self.storeLock = storeLock
     }
 
-    /// Opens recent documents, waits for shutdown, closes everything.
+    /// Opens recent documents, waits for shutdown, closes everything, frees the store's lock. Throws nothing.
     public func run() async throws {
         await library.openRecentDocuments()
         try? await gracefulShutdown()
         await library.shutdown()
+        storeLock?.release()
     }
 }

@@ -1,0 +1,144 @@
+/// The deadlines of one HTTP/1 connection, as a pure state machine: events are what happened on the connection
+/// (with `now` passed in), and the machine answers with the one deadline that holds and, when it is reached, why
+/// the connection closes. No clock, timer or socket inside: ``ConnectionDeadlineHandler`` is its executor.
+///
+/// What the connection waits for, and for how long:
+/// - ``Wait/requestHead``: a complete request head, at most the header timeout after the connection opened or
+///   after the first byte of a request following an earlier response.
+/// - ``Wait/nextRequest``: the first byte of the next request after a response (keep-alive), at most the idle
+///   timeout.
+/// - ``Wait/requestBody``: more of the request body; each read restarts the idle timeout.
+/// - ``Wait/serverWork``: the service's answer; no deadline (the service bounds its own work).
+/// - ``Wait/responseBody``: the response being written; each write (an event stream's keep-alive comment too)
+///   restarts the idle timeout.
+///
+/// Transitions: `requestHead` → `requestBody` (head) → `serverWork` (end) → `responseBody` (response head) →
+/// `nextRequest` (response end) → `requestHead` (a byte); a response head while the request is still being read
+/// means the rest of the body is not wanted: the connection closes once that response ends.
+struct ConnectionDeadlines: Sendable {
+    /// What the connection waits for.
+    enum Wait: Sendable, Equatable {
+        case requestHead, nextRequest, requestBody, serverWork, responseBody
+    }
+
+    /// Why a connection is closed.
+    enum Reason: Sendable, Equatable {
+        /// No complete request head within the header timeout.
+        case headerTimeout
+        /// No traffic within the idle timeout (between requests, or in a body).
+        case idleTimeout
+        /// A response was sent before its request's body was read: the body is not read.
+        case answeredEarly
+    }
+
+    /// What the executor does after a timer fired.
+    enum TimerAction: Sendable, Equatable {
+        /// Close the connection.
+        case close(Reason)
+        /// Not yet: wait until this deadline (or nothing, when none holds).
+        case wait(ContinuousClock.Instant?)
+    }
+
+    let headerTimeout: Duration
+    let idleTimeout: Duration
+    /// What the connection waits for now.
+    private(set) var wait: Wait = .requestHead
+    /// When the connection closes unless something happens first; nil while the service works.
+    private(set) var deadline: ContinuousClock.Instant?
+    /// Requests whose head arrived and whose response has not ended.
+    private var unanswered = 0
+    /// A request head arrived and its end has not.
+    private var isReadingRequest = false
+    /// A response head was written and its end has not.
+    private var isResponding = false
+    /// The response being written was started before its request's end: close after it.
+    private var closesAfterResponse = false
+
+    /// A connection that just opened at `now`: it must send a complete head within `headerTimeout`.
+    init(now: ContinuousClock.Instant, headerTimeout: Duration, idleTimeout: Duration) {
+        self.headerTimeout = headerTimeout
+        self.idleTimeout = idleTimeout
+        deadline = now + headerTimeout
+    }
+
+    /// Bytes arrived (whether or not they completed a request part).
+    mutating func bytesArrived(now: ContinuousClock.Instant) {
+        switch wait {
+        case .nextRequest:
+            wait = .requestHead
+            deadline = now + headerTimeout
+        case .requestBody:
+            deadline = now + idleTimeout
+        case .requestHead, .serverWork, .responseBody:
+            break
+        }
+    }
+
+    /// A complete request head arrived.
+    mutating func requestHeadArrived(now: ContinuousClock.Instant) {
+        unanswered += 1
+        isReadingRequest = true
+        settle(now: now)
+    }
+
+    /// The request's end arrived.
+    mutating func requestEnded(now: ContinuousClock.Instant) {
+        isReadingRequest = false
+        settle(now: now)
+    }
+
+    /// A response head is being written. Returns true when the connection closes after this response (its
+    /// request's body is still arriving and will not be read): the response should say `Connection: close`.
+    mutating func responseHeadWritten(now: ContinuousClock.Instant) -> Bool {
+        isResponding = true
+        if isReadingRequest { closesAfterResponse = true }
+        settle(now: now)
+        return closesAfterResponse
+    }
+
+    /// Part of a response body is being written.
+    mutating func responseBodyWritten(now: ContinuousClock.Instant) {
+        if wait == .responseBody { deadline = now + idleTimeout }
+    }
+
+    /// The response's end is being written. Returns the reason to close once it is sent, if the connection closes.
+    mutating func responseEnded(now: ContinuousClock.Instant) -> Reason? {
+        isResponding = false
+        unanswered = max(0, unanswered - 1)
+        if closesAfterResponse {
+            closesAfterResponse = false
+            return .answeredEarly
+        }
+        settle(now: now)
+        return nil
+    }
+
+    /// A timer the executor set fired at `now`.
+    func deadlineReached(now: ContinuousClock.Instant) -> TimerAction {
+        guard let deadline, now >= deadline else { return .wait(deadline) }
+        switch wait {
+        case .requestHead: return .close(.headerTimeout)
+        case .nextRequest, .requestBody, .responseBody: return .close(.idleTimeout)
+        case .serverWork: return .wait(nil)
+        }
+    }
+
+    /// Derives what the connection waits for from where its request and response are.
+    private mutating func settle(now: ContinuousClock.Instant) {
+        let next: Wait
+        if isReadingRequest {
+            next = .requestBody
+        } else if unanswered > 0 {
+            next = isResponding ? .responseBody : .serverWork
+        } else {
+            next = .nextRequest
+        }
+        guard next != wait else { return }
+        wait = next
+        switch next {
+        case .requestHead: deadline = now + headerTimeout
+        case .nextRequest, .requestBody, .responseBody: deadline = now + idleTimeout
+        case .serverWork: deadline = nil
+        }
+    }
+}
