@@ -11,8 +11,9 @@ public struct ServeArguments: ParsableArguments {
             Flags beat QUIRE_* environment variables (QUIRE_HOST, QUIRE_PORT, QUIRE_STORE, QUIRE_ROOTS \
             colon-separated, QUIRE_TOKEN, QUIRE_COORDINATION_SCOPE, QUIRE_MAX_UPLOAD_BYTES, \
             QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI, QUIRE_UPLOAD_BUDGET_BYTES, QUIRE_HEADER_TIMEOUT_SECONDS, \
-            QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MAX_CONNECTIONS), which beat the --config file, which beats the built-in \
-            defaults (config/quire.json; config/README.md lists every key). Prints "quire serve: listening on \
+            QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MAX_CONNECTIONS, QUIRE_PDF_WORKERS, QUIRE_PDF_DEADLINE_SECONDS), \
+            which beat the --config file, which beats the built-in defaults (config/quire.json; config/README.md \
+            lists every key). Prints "quire serve: listening on \
             http://HOST:PORT" on standard output once it accepts connections (with the port chosen when --port \
             is 0); the log goes to standard error. SIGINT or SIGTERM stops it gracefully.
 
@@ -101,6 +102,18 @@ public struct ServeArguments: ParsableArguments {
         name: .customLong("max-connections"),
         help: ArgumentHelp("The most connections held at once (default: 10000).", valueName: "n"))
     public var maxConnections: Int?
+
+    /// How many PDF worker processes.
+    @Option(
+        name: .customLong("pdf-workers"),
+        help: ArgumentHelp("How many PDF worker processes render and extract text (default: one per core).", valueName: "n"))
+    public var pdfWorkers: Int?
+
+    /// The deadline of one PDF request.
+    @Option(
+        name: .customLong("pdf-deadline-seconds"),
+        help: ArgumentHelp("How long one page render or text extraction may take (default: 10).", valueName: "n"))
+    public var pdfDeadlineSeconds: Int?
 
     /// Makes empty arguments (ArgumentParser fills them in).
     public init() {}

@@ -93,7 +93,7 @@ struct ConfigurationTests {
             "QUIRE_COORDINATION_SCOPE": "process", "QUIRE_MAX_UPLOAD_BYTES": "2048", "QUIRE_MAX_OPEN_DOCUMENTS": "3",
             "QUIRE_MAX_DPI": "300", "QUIRE_TOKEN": "secret", "QUIRE_ROOTS": "\(first.path)::second",
             "QUIRE_UPLOAD_BUDGET_BYTES": "4096", "QUIRE_HEADER_TIMEOUT_SECONDS": "3", "QUIRE_IDLE_TIMEOUT_SECONDS": "4",
-            "QUIRE_MAX_CONNECTIONS": "50",
+            "QUIRE_MAX_CONNECTIONS": "50", "QUIRE_PDF_WORKERS": "3", "QUIRE_PDF_DEADLINE_SECONDS": "7",
         ]
         let configuration = try StoreConfiguration.load(environment: environment, workingDirectory: directory.url)
         #expect(configuration.storeDirectory.path == "/srv/quire")
@@ -108,6 +108,8 @@ struct ConfigurationTests {
         #expect(configuration.headerTimeout == .seconds(3))
         #expect(configuration.idleTimeout == .seconds(4))
         #expect(configuration.maxConnections == 50)
+        #expect(configuration.pdfWorkers == 3)
+        #expect(configuration.pdfDeadline == .seconds(7))
         #expect(configuration.roots.map(\.path) == [first.path, second.path].map { realPath($0)! })
     }
 
@@ -212,7 +214,15 @@ struct ConfigurationTests {
             #"invalid configuration: unknown key "prot" in quire.json (known keys: store, host, port, "#
                 + "coordination.scope, maxUploadBytes, maxOpenDocuments, maxDPI, uploadBudgetBytes, "
                 + "headerTimeoutSeconds, "
-                + "idleTimeoutSeconds, maxConnections, token, roots)"),
+                + "idleTimeoutSeconds, maxConnections, pdfWorkers, pdfDeadlineSeconds, token, roots)"),
+        InvalidCase(
+            overrides: ConfigurationOverrides(pdfWorkers: 0),
+            "invalid configuration: pdfWorkers = 0 from flag --pdf-workers: must be a number of worker processes "
+                + "from 1 to 256"),
+        InvalidCase(
+            file: #"{"pdfDeadlineSeconds": 0}"#,
+            "invalid configuration: pdfDeadlineSeconds = 0 from quire.json (key \"pdfDeadlineSeconds\"): must be a "
+                + "number of seconds from 1 to 3600"),
         InvalidCase(file: "[1, 2]", "invalid configuration: cannot use quire.json: the top level is not a JSON object"),
     ]
 

@@ -31,6 +31,10 @@ struct ConfigurationKey: Sendable, Hashable {
         name: "idleTimeoutSeconds", environmentVariable: "QUIRE_IDLE_TIMEOUT_SECONDS", flag: "--idle-timeout-seconds")
     static let maxConnections = ConfigurationKey(
         name: "maxConnections", environmentVariable: "QUIRE_MAX_CONNECTIONS", flag: "--max-connections")
+    static let pdfWorkers = ConfigurationKey(
+        name: "pdfWorkers", environmentVariable: "QUIRE_PDF_WORKERS", flag: "--pdf-workers")
+    static let pdfDeadlineSeconds = ConfigurationKey(
+        name: "pdfDeadlineSeconds", environmentVariable: "QUIRE_PDF_DEADLINE_SECONDS", flag: "--pdf-deadline-seconds")
     static let token = ConfigurationKey(name: "token", environmentVariable: "QUIRE_TOKEN", flag: "--token")
     /// Colon-separated in the environment (as `PATH`); `--root` is repeated on the command line.
     static let roots = ConfigurationKey(name: "roots", environmentVariable: "QUIRE_ROOTS", flag: "--root")
@@ -38,6 +42,6 @@ struct ConfigurationKey: Sendable, Hashable {
     /// Every key, in the order the README documents them.
     static let all: [ConfigurationKey] = [
         .store, .host, .port, .coordinationScope, .maxUploadBytes, .maxOpenDocuments, .maxDPI, .uploadBudgetBytes,
-        .headerTimeoutSeconds, .idleTimeoutSeconds, .maxConnections, .token, .roots,
+        .headerTimeoutSeconds, .idleTimeoutSeconds, .maxConnections, .pdfWorkers, .pdfDeadlineSeconds, .token, .roots,
     ]
 }

@@ -25,6 +25,10 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     public var idleTimeoutSeconds: Int?
     /// `--max-connections N`.
     public var maxConnections: Int?
+    /// `--pdf-workers N`.
+    public var pdfWorkers: Int?
+    /// `--pdf-deadline-seconds N`.
+    public var pdfDeadlineSeconds: Int?
     /// `--token T`.
     public var token: String?
     /// `--root DIR`, repeated; empty when not given.
@@ -43,6 +47,8 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         headerTimeoutSeconds: Int? = nil,
         idleTimeoutSeconds: Int? = nil,
         maxConnections: Int? = nil,
+        pdfWorkers: Int? = nil,
+        pdfDeadlineSeconds: Int? = nil,
         token: String? = nil,
         roots: [String] = []
     ) {
@@ -57,6 +63,8 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         self.headerTimeoutSeconds = headerTimeoutSeconds
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.maxConnections = maxConnections
+        self.pdfWorkers = pdfWorkers
+        self.pdfDeadlineSeconds = pdfDeadlineSeconds
         self.token = token
         self.roots = roots
     }
@@ -79,6 +87,8 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         set(.headerTimeoutSeconds, headerTimeoutSeconds.map(ConfigContent.int))
         set(.idleTimeoutSeconds, idleTimeoutSeconds.map(ConfigContent.int))
         set(.maxConnections, maxConnections.map(ConfigContent.int))
+        set(.pdfWorkers, pdfWorkers.map(ConfigContent.int))
+        set(.pdfDeadlineSeconds, pdfDeadlineSeconds.map(ConfigContent.int))
         set(.token, token.map(ConfigContent.string), isSecret: true)
         set(.roots, roots.isEmpty ? nil : .stringArray(roots))
         return InMemoryProvider(name: "flags", values: values).snapshot()

@@ -10,7 +10,7 @@ struct ConfigurationValidator {
     static let dpiLimit = 1200
 
     func configuration() throws(ConfigurationError) -> StoreConfiguration {
-        StoreConfiguration(
+        var configuration = StoreConfiguration(
             storeDirectory: try storeDirectory(),
             host: try host(),
             port: try bounded(.port, 0...65_535, "a port number from 0 (any free port) to 65535"),
@@ -25,6 +25,10 @@ struct ConfigurationValidator {
             token: try token(),
             roots: try roots()
         )
+        configuration.pdfWorkers = try bounded(.pdfWorkers, 1...256, "a number of worker processes from 1 to 256")
+        configuration.pdfDeadline = .seconds(
+            try bounded(.pdfDeadlineSeconds, 1...3600, "a number of seconds from 1 to 3600"))
+        return configuration
     }
 
     private func required<Value>(

@@ -15,6 +15,9 @@ extension StoreConfiguration {
         AbsoluteConfigKey(ConfigurationKey.headerTimeoutSeconds.components): 10,
         AbsoluteConfigKey(ConfigurationKey.idleTimeoutSeconds.components): 60,
         AbsoluteConfigKey(ConfigurationKey.maxConnections.components): 10_000,
+        AbsoluteConfigKey(ConfigurationKey.pdfWorkers.components): ConfigValue(
+            .int(max(1, ProcessInfo.processInfo.activeProcessorCount)), isSecret: false),
+        AbsoluteConfigKey(ConfigurationKey.pdfDeadlineSeconds.components): 10,
         AbsoluteConfigKey(ConfigurationKey.roots.components): ConfigValue(.stringArray([]), isSecret: false),
     ]
 
