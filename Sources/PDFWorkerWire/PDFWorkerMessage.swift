@@ -24,6 +24,9 @@ public struct PDFWorkerRequest: Sendable, Equatable {
         case renderPNG = 1
         /// The text of page `pageIndex`.
         case text = 2
+        /// Open the PDF (with the password) and answer nothing more: a check that it is a PDF that opens,
+        /// made before the service opens it itself.
+        case probe = 3
     }
 
     /// What to do.

@@ -100,6 +100,7 @@ struct PDFWorkerLoop {
             switch request.operation {
             case .renderPNG: result = try document.renderPNG(pageAt: page, dpi: Double(request.dpi))
             case .text: result = Data(try document.text(ofPageAt: page).utf8)
+            case .probe: result = Data(String(document.pageCount).utf8)
             }
         } catch {
             return (PDFWorkerReply(status: Self.status(of: error), message: error.description), -1)

@@ -128,6 +128,40 @@ struct PDFWorkerTests {
     }
 }
 
+/// New content is opened in a worker before the service opens it.
+@Suite("PDF checks of new content")
+struct PDFVettingTests {
+    @Test("An upload is opened by a worker first: without one it is refused (503) and nothing is kept")
+    func uploadVettedInWorker() async throws {
+        let service = try DocumentService(pdfWorkerExecutable: "/nonexistent/quire-pdf")
+        try await service.run { client in
+            let response = try await client.upload("one-page.pdf")
+            #expect(response.status == .serviceUnavailable)
+            #expect(response.headers[.retryAfter] != nil)
+            #expect(String(buffer: response.body).contains("opening the uploaded PDF"))
+            let files = try FileManager.default.contentsOfDirectory(
+                atPath: service.configuration.storeDirectory.appendingPathComponent("files").path)
+            #expect(files.isEmpty)
+            #expect(try await service.catalog.documents().isEmpty)
+        }
+    }
+
+    @Test("Not a PDF, or a password missing, is found by the worker: 422 and 401 as before")
+    func vettingAnswers() async throws {
+        let service = try DocumentService()
+        try await service.run { client in
+            let junk = try await client.execute(
+                uri: "/documents", method: .post, headers: [.contentType: "application/pdf"],
+                body: ByteBuffer(string: "not a pdf at all"))
+            #expect(junk.status == .unprocessableContent)
+            let locked = try await client.upload("encrypted-aes256.pdf")
+            #expect(locked.status == .unauthorized)
+            let opened = try await client.upload("encrypted-aes256.pdf", password: "userpw")
+            #expect(opened.status == .created)
+        }
+    }
+}
+
 /// The scheduler alone: events in, actions out.
 @Suite("PDF work scheduler")
 struct PDFWorkSchedulerTests {

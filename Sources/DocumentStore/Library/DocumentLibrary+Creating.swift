@@ -3,6 +3,7 @@
 #endif
 import Documents
 import Foundation
+import PDFWorkerWire
 import Poppler
 
 extension DocumentLibrary {
@@ -12,7 +13,7 @@ extension DocumentLibrary {
     /// - Throws: 422 for bytes that are not a PDF poppler opens, 401 for an encrypted one without its password
     ///   (nothing is kept in either case); a `DataProviderError` when the file cannot be read or moved.
     public func upload(fileAt file: URL, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
-        try await blocking { try Self.validate(contentsOf: file, password: password, what: "the uploaded PDF") }
+        try await vet(contentsOf: file, password: password, what: "the uploaded PDF")
         let id = DocumentID.random()
         let url = uploadDirectory.appendingPathComponent("\(id.rawValue).pdf")
         try await blocking {
@@ -54,16 +55,15 @@ extension DocumentLibrary {
                 let file = resolved.first { holder.files.contains($0) } ?? ""
                 throw ProblemDetails.fileInAnotherDocument(file, holder.id)
             }
-            try await blocking {
-                for path in resolved {
-                    let bytes: Data
+            for path in resolved {
+                let bytes = try await blocking { () throws -> Data in
                     do {
-                        bytes = try self.providers(for: [path])[0].data()
+                        return try self.providers(for: [path])[0].data()
                     } catch {
                         throw ProblemDetails.unusableFile(path, "cannot be read: \(error)")
                     }
-                    try Self.validate(bytes, password: password, what: path)
                 }
+                try await vet(bytes, password: password, what: path)
             }
             let (info, tag) = try await create(
                 DocumentID.random(), files: resolved, origin: .registered, password: password)
@@ -109,24 +109,38 @@ extension DocumentLibrary {
         return opened
     }
 
-    /// Checks that the file at `url` opens as a PDF (with `password` if encrypted); its bytes are mapped, not
-    /// copied.
-    static func validate(contentsOf url: URL, password: String?, what: String) throws {
+    /// Checks, in a PDF worker process and within the deadline, that the file at `url` opens as a PDF (with
+    /// `password` if encrypted), before the service opens it itself: a PDF that crashes poppler or takes too long
+    /// to open costs a worker, never the service. Its bytes are mapped, not copied.
+    /// - Throws: 422 (not a PDF, too slow to open, crashed its worker), 401 (password), 503 (no worker free).
+    func vet(contentsOf url: URL, password: String?, what: String) async throws {
         let bytes: Data
         do {
             bytes = try Data(contentsOf: url, options: .alwaysMapped)
         } catch {
             throw ProblemDetails(status: .internalServerError, detail: "cannot read \(what) back: \(error)")
         }
-        try validate(bytes, password: password, what: what)
+        try await vet(bytes, password: password, what: what)
     }
 
-    /// Checks that `bytes` open as a PDF (with `password` if encrypted).
-    static func validate(_ bytes: Data, password: String?, what: String) throws {
+    /// Checks, in a PDF worker process and within the deadline, that `bytes` open as a PDF (with `password` if
+    /// encrypted).
+    /// - Throws: as ``vet(contentsOf:password:what:)``.
+    func vet(_ bytes: Data, password: String?, what: String) async throws {
+        guard !bytes.isEmpty else { throw ProblemDetails.damagedPDF(what, PDFError.empty.description) }
+        let request = PDFWorkerRequest(operation: .probe, pageIndex: 0, password: password)
         do {
-            _ = try PDFDocument(data: bytes, password: password)
-        } catch {
-            throw ProblemDetails.opening(.pdf(source: what, error), what, passwordGiven: password != nil)
+            // A key of its own: the check of one new document waits for no other document's work.
+            _ = try await workers.run(request, pdf: bytes, key: "vet-" + UUID().uuidString)
+        } catch let error as PDFWorkError {
+            if case .refused(let reply) = error {
+                switch reply.status {
+                case .passwordRequired: throw ProblemDetails.passwordRequired(what, wrong: password != nil)
+                case .damaged, .failed, .pageOutOfRange, .invalidArgument, .succeeded:
+                    throw ProblemDetails.damagedPDF(what, reply.message)
+                }
+            }
+            throw ProblemDetails.pdfWork(error, work: "opening \(what)")
         }
     }
 

@@ -36,8 +36,8 @@ extension DocumentLibrary {
                 throw ProblemDetails.documentInConflict(id, "resolve its conflict before replacing its content")
             }
             let document = open.document
+            try await vet(contentsOf: file, password: password, what: "the new content")
             try await blocking {
-                try Self.validate(contentsOf: file, password: password, what: "the new content")
                 try provider.replaceContents(with: try provider.createDataSink(adoptingFileAt: file))
                 try document.resolveFileConflict(for: provider, with: .reload)
             }

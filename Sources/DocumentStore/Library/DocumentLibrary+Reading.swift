@@ -190,7 +190,9 @@ extension DocumentLibrary {
         do {
             result = try await workers.run(request, pdf: pdf, key: id.rawValue)
         } catch let error as PDFWorkError {
-            throw ProblemDetails.pdfWork(error, request: request, page: number, document: id)
+            let work =
+                request.operation == .renderPNG ? "rendering page \(number)" : "extracting the text of page \(number)"
+            throw ProblemDetails.pdfWork(error, work: "\(work) of document \(id.rawValue)")
         }
         let record = try await record(id)
         return (result, record.etag)

@@ -57,44 +57,41 @@ extension ProblemDetails {
     /// The problem for a PDF request that a worker process did not answer with a result: 422 when the document
     /// is at fault (too slow, crashed its worker, damaged), 503 with `Retry-After` when the service is (no worker
     /// free in time, too many requests waiting), 401/404/400 for what the worker refused.
-    static func pdfWork(_ error: PDFWorkError, request: PDFWorkerRequest, page: Int, document id: DocumentID)
-        -> ProblemDetails
-    {
-        let work = request.operation == .renderPNG ? "rendering page \(page)" : "extracting the text of page \(page)"
+    /// - Parameter work: what was being done, for the detail ("rendering page 3 of document X").
+    static func pdfWork(_ error: PDFWorkError, work: String) -> ProblemDetails {
         let retry: HTTPFields = [.retryAfter: "1"]
         switch error {
         case .deadlineExceeded(let deadline):
             return ProblemDetails(
                 status: .unprocessableContent, type: "/problems/pdf-work-too-long", title: "PDF work too long",
-                detail: "\(work) of document \(id.rawValue) took longer than \(deadline); the work was stopped")
+                detail: "\(work) took longer than \(deadline); the work was stopped")
         case .workerCrashed(let how):
             return ProblemDetails(
                 status: .unprocessableContent, type: "/problems/pdf-worker-crashed", title: "PDF worker crashed",
-                detail: "the PDF worker stopped while \(work) of document \(id.rawValue): \(how)")
+                detail: "the PDF worker stopped while \(work): \(how)")
         case .waitedTooLong(let deadline):
             return ProblemDetails(
                 status: .serviceUnavailable, type: "/problems/pdf-workers-busy", title: "PDF workers busy",
-                detail: "no PDF worker was free for \(work) of document \(id.rawValue) within \(deadline)",
+                detail: "no PDF worker was free for \(work) within \(deadline)",
                 headers: retry)
         case .queueFull:
             return ProblemDetails(
                 status: .serviceUnavailable, type: "/problems/pdf-workers-busy", title: "PDF workers busy",
-                detail: "too many PDF requests for document \(id.rawValue) are waiting; try again shortly",
+                detail: "too many PDF requests are waiting for \(work); try again shortly",
                 headers: retry)
         case .unavailable(let reason):
             return ProblemDetails(
                 status: .serviceUnavailable, type: "/problems/pdf-workers-busy", title: "PDF workers busy",
-                detail: "no PDF worker could be started: \(reason)", headers: [.retryAfter: "5"])
+                detail: "no PDF worker could be started for \(work): \(reason)", headers: [.retryAfter: "5"])
         case .shutDown:
             return ProblemDetails(
                 status: .serviceUnavailable, detail: "the service is stopping", headers: [.retryAfter: "5"])
         case .refused(let reply):
             switch reply.status {
-            case .passwordRequired: return .passwordRequired("document \(id.rawValue)", wrong: true)
-            case .pageOutOfRange: return .notFound("document \(id.rawValue) has no page \(page)")
+            case .passwordRequired: return .passwordRequired(work, wrong: true)
+            case .pageOutOfRange: return .notFound("\(work): no such page")
             case .invalidArgument: return .invalidParameter("dpi", reply.message)
-            case .damaged, .failed, .succeeded:
-                return .damagedPDF("document \(id.rawValue)", reply.message)
+            case .damaged, .failed, .succeeded: return .damagedPDF(work, reply.message)
             }
         }
     }

@@ -227,6 +227,7 @@ final class PDFWorkerPool: Sendable {
                 let (reply, output) = try process.exchange(request, pdf: input, deadline: settings.deadline)
                 defer { if output >= 0 { close(output) } }
                 guard reply.status == .succeeded else { return .failure(PDFWorkError.refused(reply)) }
+                if reply.resultLength == 0 { return .success(Data()) }
                 guard reply.resultLength <= UInt64(settings.maximumResultBytes), output >= 0,
                     let bytes = Self.contents(of: output, length: Int(reply.resultLength))
                 else {

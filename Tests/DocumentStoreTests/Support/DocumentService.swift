@@ -21,9 +21,10 @@ struct DocumentService {
     var configuration: StoreConfiguration
     let app: Application<RouterResponder<StoreRequestContext>>
 
-    init(maxOpenDocuments: Int = 64, token: String? = nil, pdfDeadline: Duration = .seconds(10), pdfWorkers: Int = 2)
-        throws
-    {
+    init(
+        maxOpenDocuments: Int = 64, token: String? = nil, pdfDeadline: Duration = .seconds(10), pdfWorkers: Int = 2,
+        pdfWorkerExecutable: String? = nil
+    ) throws {
         directory = try TemporaryDirectory()
         let base = directory.url.resolvingSymlinksInPath()
         root = base.appendingPathComponent("root", isDirectory: true)
@@ -33,6 +34,7 @@ struct DocumentService {
             token: token, roots: [root])
         configuration.pdfDeadline = pdfDeadline
         configuration.pdfWorkers = pdfWorkers
+        configuration.pdfWorkerExecutable = pdfWorkerExecutable
         catalog = try Catalog(storeDirectory: configuration.storeDirectory)
         var logger = Logger(label: "quire.test")
         logger.logLevel = .critical
