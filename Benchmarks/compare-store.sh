@@ -36,6 +36,10 @@ say "building StoreServer and HummingbirdFloor (release)"
 (cd "$here" && swift build -c release --product StoreServer >/dev/null \
     && swift build -c release --product HummingbirdFloor >/dev/null)
 server="$here/.build/release/StoreServer"
+# The service's PDF workers (registrations are opened by one first): quire-pdf of the main package.
+say "building quire-pdf (release), the service's PDF worker"
+(cd "$repo" && swift build -c release --product quire-pdf >/dev/null)
+export QUIRE_PDF_WORKER="$repo/.build/release/quire-pdf"
 floor_server="$here/.build/release/HummingbirdFloor"
 
 rm -rf "$work" && mkdir -p "$work/root" "$work/store" "$work/coordination" && chmod 700 "$work/coordination"

@@ -84,12 +84,11 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     /// Keeps the one timer in step with the machine's deadline: set when there is none, moved when the deadline
-    /// came earlier; a timer set for an earlier instant is left to fire, and the machine says to wait on.
+    /// came earlier; a timer set for an earlier instant (or while there is no deadline, as while the service
+    /// works on an answer) is left to fire, and the machine says to wait on. So a request costs no timer churn:
+    /// the idle timer set after one answer usually still stands after the next.
     private func arm(context: ChannelHandlerContext) {
-        guard let deadline = deadlines.deadline else {
-            disarm()
-            return
-        }
+        guard let deadline = deadlines.deadline else { return }
         if let timer, timer.at <= deadline { return }
         disarm()
         let delay = deadline - .now
