@@ -162,6 +162,39 @@ struct PDFVettingTests {
     }
 }
 
+/// Files that other programs rewrite are opened by a worker before the service reloads them.
+@Suite("PDF checks of rewritten files")
+struct PDFReloadVettingTests {
+    @Test("A registered file rewritten with a PDF no worker opens in time becomes damaged, never opened in the service")
+    func rewrittenFileVetted() async throws {
+        // A worker that serves as quire-pdf does until a marker file exists, then never answers.
+        let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("quire-vet-\(UUID())")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let marker = scratch.appendingPathComponent("stall")
+        let script = scratch.appendingPathComponent("worker.sh")
+        try Data(
+            "#!/bin/sh\n[ -e '\(marker.path)' ] && exec sleep 1000\nexec '\(PDFWorkerPool.defaultExecutable())' \"$@\"\n"
+                .utf8
+        ).write(to: script)
+        #expect(chmod(script.path, 0o755) == 0)
+        let service = try DocumentService(pdfDeadline: .seconds(1), pdfWorkers: 1, pdfWorkerExecutable: script.path)
+        try await service.run { client in
+            let (id, _, url) = try await CoherenceTests.registered(service, client)
+            // From now on a new worker stalls; end the one running (the next request sees it gone).
+            try Data().write(to: marker)
+            for pid in service.library.workers.workerProcessIDs { kill(pid, SIGKILL) }
+            _ = try await client.execute(uri: "/documents/\(id)/pages/1/text", method: .get)
+            let after = try await service.catalog.lastEventID()
+            try Fixture.data("metadata.pdf").write(to: url)
+            let damaged = try #require(try await service.waitForEvent(.damaged, of: id, after: after))
+            #expect(damaged.extra["reason"]?.contains("did not open it itself") == true)
+            let info = try jsonObject(try await client.execute(uri: "/documents/\(id)", method: .get))
+            #expect(info["state"] as? String == "damaged")
+        }
+    }
+}
+
 /// The scheduler alone: events in, actions out.
 @Suite("PDF work scheduler")
 struct PDFWorkSchedulerTests {

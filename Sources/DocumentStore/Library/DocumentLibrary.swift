@@ -245,12 +245,13 @@ public final class DocumentLibrary: Sendable {
         return holding.max { $0.root.path.count < $1.root.path.count } ?? uploadConfinement
     }
 
-    /// Coordinated, confined providers for `paths` whose coordination waits feed the metrics.
+    /// Coordinated, confined providers for `paths` whose bytes a PDF worker opens first
+    /// (``VettedFileDataProvider``) and whose coordination waits feed the metrics.
     func providers(for paths: [String]) -> [CoordinatedFileDataProvider] {
         let metrics = metrics
         return paths.map { path in
-            let provider = CoordinatedFileDataProvider(
-                fileURL: URL(fileURLWithPath: path), confinement: confinement(for: path))
+            let provider = VettedFileDataProvider(
+                fileURL: URL(fileURLWithPath: path), confinement: confinement(for: path), workers: workers)
             provider.coordinationWaitObserver = { metrics.recordCoordinationWait($0) }
             return provider
         }

@@ -40,7 +40,38 @@ final class PDFWorkerPool: Sendable {
         let request: PDFWorkerRequest
         let pdf: Data
         let key: String
-        let continuation: CheckedContinuation<Data, any Error>
+        let continuation: Completion
+    }
+
+    /// Who waits for a request: an async caller, or a thread blocked in ``runBlocking(_:pdf:key:)``.
+    private enum Completion: Sendable {
+        case async(CheckedContinuation<Data, any Error>)
+        case blocking(BlockingResult)
+
+        func resume(with result: Result<Data, any Error>) {
+            switch self {
+            case .async(let continuation): continuation.resume(with: result)
+            case .blocking(let box): box.set(result)
+            }
+        }
+
+        func resume(throwing error: any Error) { resume(with: .failure(error)) }
+    }
+
+    /// A result a blocked thread waits for.
+    private final class BlockingResult: Sendable {
+        private let result = Mutex<Result<Data, any Error>?>(nil)
+        private let ready = DispatchSemaphore(value: 0)
+
+        func set(_ value: Result<Data, any Error>) {
+            result.withLock { $0 = value }
+            ready.signal()
+        }
+
+        func wait() -> Result<Data, any Error> {
+            ready.wait()
+            return result.withLock { $0 } ?? .failure(PDFWorkError.shutDown)
+        }
     }
 
     private struct State {
@@ -95,20 +126,37 @@ final class PDFWorkerPool: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
-                let steps = state.withLock { state -> [Step] in
-                    let pending = Pending(request: request, pdf: pdf, key: key, continuation: continuation)
-                    guard !state.isShutDown else { return [.fail(pending, .shutDown)] }
-                    state.pending[job] = pending
-                    return Self.steps(state.scheduler.submitted(job, key: key), &state)
-                }
-                perform(steps)
-                let deadline = settings.deadline
-                DispatchQueue.global().asyncAfter(deadline: .now() + deadline.dispatchInterval) { [weak self] in
-                    self?.withdraw(job, because: .waitedTooLong(deadline))
-                }
+                submit(job, Pending(request: request, pdf: pdf, key: key, continuation: .async(continuation)))
             }
         } onCancel: {
             withdraw(job, because: nil)
+        }
+    }
+
+    /// ``run(_:pdf:key:)`` for synchronous code on a thread that may block (never the cooperative pool or an
+    /// event loop): waits at most about twice the deadline.
+    /// - Throws: a ``PDFWorkError``.
+    func runBlocking(_ request: PDFWorkerRequest, pdf: Data, key: String) throws -> Data {
+        let job = state.withLock { state in
+            defer { state.nextJob += 1 }
+            return state.nextJob
+        }
+        let box = BlockingResult()
+        submit(job, Pending(request: request, pdf: pdf, key: key, continuation: .blocking(box)))
+        return try box.wait().get()
+    }
+
+    /// Queues a request, and gives it up if it still waits at its deadline.
+    private func submit(_ job: PDFWorkScheduler.JobID, _ pending: Pending) {
+        let steps = state.withLock { state -> [Step] in
+            guard !state.isShutDown else { return [.fail(pending, .shutDown)] }
+            state.pending[job] = pending
+            return Self.steps(state.scheduler.submitted(job, key: pending.key), &state)
+        }
+        perform(steps)
+        let deadline = settings.deadline
+        DispatchQueue.global().asyncAfter(deadline: .now() + deadline.dispatchInterval) { [weak self] in
+            self?.withdraw(job, because: .waitedTooLong(deadline))
         }
     }
 

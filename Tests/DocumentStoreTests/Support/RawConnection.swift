@@ -11,13 +11,15 @@ final class RawConnection {
 
     /// Connects to `127.0.0.1:port`; a `receiveBuffer` makes the kernel's receive buffer that small.
     init(port: Int, receiveBuffer: Int32? = nil) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure("socket: errno \(errno)") }
+        // The descriptor is stored only once connected: a throwing initializer of a class whose properties are
+        // all set runs `deinit`, which would close it a second time (and perhaps someone else's descriptor).
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure("socket: errno \(errno)") }
         // A send that the peer does not take within 10 s fails: no test waits unbounded.
         var sendTimeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
         if var size = receiveBuffer {
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -25,14 +27,15 @@ final class RawConnection {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
         guard connected == 0 else {
             let code = errno
-            close(descriptor)
+            close(fd)
             throw Failure("connect: errno \(code)")
         }
+        descriptor = fd
     }
 
     deinit { close(descriptor) }
