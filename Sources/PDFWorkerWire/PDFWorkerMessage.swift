@@ -24,8 +24,8 @@ public struct PDFWorkerRequest: Sendable, Equatable {
         case renderPNG = 1
         /// The text of page `pageIndex`.
         case text = 2
-        /// Open the PDF (with the password) and answer nothing more: a check that it is a PDF that opens,
-        /// made before the service opens it itself.
+        /// Open the PDF (with the password) and read every page's size and label, as the service does when it
+        /// opens a document: a check made before the service opens it itself. Answers the page count.
         case probe = 3
     }
 

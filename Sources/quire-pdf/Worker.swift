@@ -100,7 +100,10 @@ struct PDFWorkerLoop {
             switch request.operation {
             case .renderPNG: result = try document.renderPNG(pageAt: page, dpi: Double(request.dpi))
             case .text: result = Data(try document.text(ofPageAt: page).utf8)
-            case .probe: result = Data(String(document.pageCount).utf8)
+            case .probe:
+                // What the service does when it opens a document: every page's size and label.
+                for index in 0..<document.pageCount { _ = try document.pageInfo(at: index) }
+                result = Data(String(document.pageCount).utf8)
             }
         } catch {
             return (PDFWorkerReply(status: Self.status(of: error), message: error.description), -1)
