@@ -7,17 +7,12 @@
 
     Benchmarks/hostile-clients.py [BUILD_DIR]      # default: .build/release of the repository
 """
-import http.client, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+import http.client, os, socket, statistics, sys, threading, time
 
-repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from quire_service import repo, running_service
+
 build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(repo, ".build", "release")
 GIB = 1 << 30
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def vm(pid, field):
@@ -65,24 +60,9 @@ def health(port, count=100):
 
 
 def main():
-    work = tempfile.mkdtemp(prefix="quire-hostile-")
-    for name in ("store", "root"):
-        os.makedirs(f"{work}/{name}")
-    os.makedirs(f"{work}/coordination", mode=0o700)
-    port = free_port()
-    environment = dict(os.environ, QUIRE_COORDINATION_DIR=f"{work}/coordination", QUIRE_LOG_LEVEL="error")
-    server = subprocess.Popen(
-        [f"{build}/quire-store", "serve", "--port", str(port), "--store", f"{work}/store", "--root", f"{work}/root"],
-        env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port)).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+    with running_service(build, "quire-hostile-") as (port, pid):
         health(port, 20)
-        before = vm(server.pid, "VmHWM")
+        before = vm(pid, "VmHWM")
         for chunked in (True, False):
             results = []
             threads = [threading.Thread(target=upload, args=(port, chunked, results)) for _ in range(20)]
@@ -93,23 +73,14 @@ def main():
                 thread.join(timeout=300)
             kind = "chunked" if chunked else "Content-Length 2 GiB"
             print(f"20 concurrent 2 GiB uploads ({kind}): answers {sorted(set(results))}, {time.time() - started:.1f} s,"
-                  f" VmHWM {vm(server.pid, 'VmHWM')} MiB (before: {before} MiB)   target <= 300 MB")
+                  f" VmHWM {vm(pid, 'VmHWM')} MiB (before: {before} MiB)   target <= 300 MB")
         idle_p50, idle_p99 = health(port)
-        held = []
-        for _ in range(2000):
-            held.append(socket.create_connection(("127.0.0.1", port)))
+        held = [socket.create_connection(("127.0.0.1", port)) for _ in range(2000)]
         loaded_p50, loaded_p99 = health(port)
         print(f"/health, ms (p50 / p99): no connections held {idle_p50:.2f} / {idle_p99:.2f}; "
               f"2,000 idle connections held {loaded_p50:.2f} / {loaded_p99:.2f}")
         for connection in held:
             connection.close()
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -10,9 +10,10 @@ Prints p50/p99 of both and their ratio. Target (issue 13): p99 under load <= 50 
 
     Benchmarks/slow-pdf-latency.py [BUILD_DIR]      # default: .build/release of the repository
 """
-import http.client, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+import http.client, json, os, statistics, sys, threading, time
 
-repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from quire_service import repo, running_service
+
 build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(repo, ".build", "release")
 
 
@@ -35,12 +36,6 @@ def slow_pdf(rectangles=300_000, draws=50):
     pdf += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n" + "".join(f"{o:010d} 00000 n \n" for o in offsets)
     pdf += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
     return pdf.encode()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def request(port, method, path, body=None, headers=None, timeout=60):
@@ -68,22 +63,7 @@ def measure(port, document, count=200):
 
 
 def main():
-    work = tempfile.mkdtemp(prefix="quire-slow-pdf-")
-    os.makedirs(f"{work}/store")
-    os.makedirs(f"{work}/root")
-    os.makedirs(f"{work}/coordination", mode=0o700)
-    port = free_port()
-    environment = dict(os.environ, QUIRE_COORDINATION_DIR=f"{work}/coordination", QUIRE_LOG_LEVEL="error")
-    server = subprocess.Popen(
-        [f"{build}/quire-store", "serve", "--port", str(port), "--store", f"{work}/store", "--root", f"{work}/root"],
-        env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        for _ in range(200):
-            try:
-                if request(port, "GET", "/health", timeout=1)[0] == 200:
-                    break
-            except OSError:
-                time.sleep(0.05)
+    with running_service(build, "quire-slow-pdf-") as (port, _):
         with open(f"{repo}/Fixtures/hundred-pages.pdf", "rb") as f:
             status, body = request(port, "POST", "/documents", f.read(), {"Content-Type": "application/pdf"})
         normal = json.loads(body)["id"]
@@ -102,7 +82,7 @@ def main():
                 except OSError:
                     pass
 
-        renders = [threading.Thread(target=render_loop) for _ in range(4)]
+        renders = [threading.Thread(target=render_loop, daemon=True) for _ in range(4)]
         for thread in renders:
             thread.start()
         time.sleep(0.5)  # the renders are under way
@@ -113,14 +93,9 @@ def main():
         print(f"  four renders of the slow page: {statistics.median(loaded):7.2f} / {percentile(loaded, 0.99):7.2f}")
         print(f"  ratio loaded/idle:             {statistics.median(loaded) / statistics.median(idle):7.2f} / "
               f"{percentile(loaded, 0.99) / percentile(idle, 0.99):7.2f}   (target: p99 under load <= 50 ms)")
-        server.send_signal(signal.SIGTERM)
-        for thread in renders:
-            thread.join(timeout=30)
-        print(f"  slow renders answered meanwhile: {sorted(set(outcomes))} ({len(outcomes)})")
-    finally:
-        server.kill()
-        server.wait()
-        shutil.rmtree(work, ignore_errors=True)
+    for thread in renders:
+        thread.join(timeout=30)
+    print(f"  slow renders answered meanwhile: {sorted(set(outcomes))} ({len(outcomes)})")
 
 
 if __name__ == "__main__":

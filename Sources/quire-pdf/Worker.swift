@@ -108,9 +108,8 @@ struct PDFWorkerLoop {
         } catch {
             return (PDFWorkerReply(status: Self.status(of: error), message: error.description), -1)
         }
-        let output = CQuire_memfdCreate("quire-result")
-        guard output >= 0, Self.writeAll(result, to: output) else {
-            if output >= 0 { close(output) }
+        let output = result.withUnsafeBytes { CQuire_memfdWith("quire-result", $0.baseAddress, $0.count, 0) }
+        guard output >= 0 else {
             return (PDFWorkerReply(status: .failed, message: "the result could not be written: errno \(errno)"), -1)
         }
         return (PDFWorkerReply(status: .succeeded, resultLength: UInt64(result.count)), output)
@@ -128,31 +127,11 @@ struct PDFWorkerLoop {
 
     /// The whole content of a memfd (its size as `fstat` gives it).
     static func readAll(_ descriptor: Int32) -> Data? {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        var data = Data(count: Int(info.st_size))
-        var filled = 0
-        while filled < data.count {
-            let count = data.withUnsafeMutableBytes { buffer in
-                pread(descriptor, buffer.baseAddress! + filled, buffer.count - filled, off_t(filled))
-            }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            filled += count
-        }
-        return data
-    }
-
-    static func writeAll(_ data: Data, to descriptor: Int32) -> Bool {
-        var written = 0
-        while written < data.count {
-            let count = data.withUnsafeBytes { buffer in
-                write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-            }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return false }
-            written += count
-        }
-        return true
+        let size = CQuire_regularFileSize(descriptor)
+        guard size >= 0 else { return nil }
+        var data = Data(count: Int(size))
+        let read = data.withUnsafeMutableBytes { CQuire_readExactly(descriptor, $0.baseAddress, $0.count) }
+        return read == 0 ? data : nil
     }
 }
+

@@ -43,10 +43,17 @@ ssize_t CQuire_sendWithDescriptor(int socket, const void *bytes, size_t length, 
 /// none came; more than one, or a truncated control message, closes them all and fails with EBADMSG).
 ssize_t CQuire_receiveWithDescriptor(int socket, void *bytes, size_t length, int *descriptor);
 
-/// memfd_create(2) with MFD_CLOEXEC | MFD_ALLOW_SEALING; `seal` then seals it against every change
-/// (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL).
-int CQuire_memfdCreate(const char *name);
-int CQuire_memfdSeal(int descriptor);
+/// A new memfd (memfd_create(2) with MFD_CLOEXEC | MFD_ALLOW_SEALING) holding the `length` bytes at `bytes`,
+/// sealed against every change (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) when `seal` is
+/// non-zero. Returns the descriptor, or -1 with errno (nothing is left open).
+int CQuire_memfdWith(const char *name, const void *bytes, size_t length, int seal);
+
+/// The size of the regular file open as `descriptor`, or -1 (errno EINVAL for anything but a regular file).
+long long CQuire_regularFileSize(int descriptor);
+
+/// Reads exactly `length` bytes from offset 0 of `descriptor` into `buffer` (retrying EINTR and short reads).
+/// Returns 0, or -1 with errno (EIO when the file ends first).
+int CQuire_readExactly(int descriptor, void *buffer, size_t length);
 
 /// posix_spawn_file_actions_addclosefrom_np(3): the child closes every descriptor from `lowest` up.
 int CQuire_spawnCloseFrom(posix_spawn_file_actions_t *actions, int lowest);

@@ -27,9 +27,9 @@ extension DocumentLibrary {
     /// by its real path (symbolic links in the given path resolved), so one file given under different
     /// spellings is one document: registering the same files again answers the existing document
     /// (`isNew` false).
-    /// - Throws: 400 (no paths, a path with NUL, a path twice), 403 (a path outside every root), 409 (a file already belongs to
-    ///   another document), 422 (missing, not a regular file with one link, not a PDF), 401 (encrypted, no or
-    ///   wrong password).
+    /// - Throws: 400 (no paths, a path with NUL, a path twice), 403 (a path outside every root), 409 (a file
+    ///   already belongs to another document), 422 (missing, not a regular file with one link, not a PDF), 401
+    ///   (encrypted, no or wrong password).
     public func register(_ paths: [String], password: String?) async throws -> (
         info: DocumentRepresentations.Info, tag: EntityTag, isNew: Bool
     ) {
@@ -56,9 +56,12 @@ extension DocumentLibrary {
                 throw ProblemDetails.fileInAnotherDocument(file, holder.id)
             }
             for path in resolved {
+                // Read as every file of the store is (confined), but unchecked: `vet` checks these bytes.
                 let bytes = try await blocking { () throws -> Data in
                     do {
-                        return try self.providers(for: [path])[0].data()
+                        return try FileDataProvider(
+                            fileURL: URL(fileURLWithPath: path), confinement: self.confinement(for: path)
+                        ).data()
                     } catch {
                         throw ProblemDetails.unusableFile(path, "cannot be read: \(error)")
                     }
@@ -128,10 +131,10 @@ extension DocumentLibrary {
     /// - Throws: as ``vet(contentsOf:password:what:)``.
     func vet(_ bytes: Data, password: String?, what: String) async throws {
         guard !bytes.isEmpty else { throw ProblemDetails.damagedPDF(what, PDFError.empty.description) }
-        let request = PDFWorkerRequest(operation: .probe, pageIndex: 0, password: password)
         do {
-            // A key of its own: the check of one new document waits for no other document's work.
-            _ = try await workers.run(request, pdf: bytes, key: "vet-" + UUID().uuidString)
+            // A key of its own: the check of one new document waits for no other document's work. Bytes that pass
+            // are remembered: the document's first open does not check them again.
+            try await vetting.check(bytes, password: password, key: "vet-" + UUID().uuidString)
         } catch let error as PDFWorkError {
             if case .refused(let reply) = error {
                 switch reply.status {
@@ -160,9 +163,6 @@ extension DocumentLibrary {
     }
 
     private func isInsideRoots(_ path: String) -> Bool {
-        configuration.roots.contains { root in
-            let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
-            return path.hasPrefix(prefix)
-        }
+        rootConfinements.contains { $0.contains(path) }
     }
 }

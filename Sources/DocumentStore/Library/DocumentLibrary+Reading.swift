@@ -72,8 +72,8 @@ extension DocumentLibrary {
     }
 
     /// The bytes of the document's (first) file as last read, and the document's tag. An open document answers
-    /// from memory; another is opened first (which checks `password` for an encrypted one), and read inside a
-    /// coordinated read if it kept no bytes.
+    /// from memory; another is opened first (which checks `password` for an encrypted one) and answers the bytes
+    /// that opening read.
     /// - Throws: 404; 401 for an encrypted document without its password or with a wrong one; 422 when the file
     ///   cannot be read or the document is damaged.
     public func content(_ id: DocumentID, password: String?) async throws -> (ByteBuffer, EntityTag) {
@@ -84,25 +84,12 @@ extension DocumentLibrary {
         if let cached = open?.cachedContent() { return cached }
         if open == nil { open = try await lane(id).run { try await openDocument(id, password: password) } }
         if let damage = open?.damage { throw ProblemDetails.damagedDocument(id, damage) }
-        if let bytes = open?.providers.first?.lastReadContents {
-            let buffer = ByteBuffer(bytes: bytes)
-            let record = try await record(id)
-            return (buffer, record.etag)
+        // Opening read the file; no bytes means that read failed (the file is gone): nothing to serve.
+        guard let provider = open?.providers.first, let bytes = provider.lastReadContents else {
+            throw ProblemDetails.unusableFile(
+                "document \(id.rawValue)", "its file could not be read when it was opened")
         }
-        let record = try await record(id)
-        guard let path = record.files.first else { throw ProblemDetails.documentNotFound(id) }
-        if record.state == .damaged {
-            throw ProblemDetails.damagedDocument(
-                id, .init(file: path, reason: "it was not a readable PDF when last opened"))
-        }
-        let bytes = try await blocking { () throws -> Data in
-            do {
-                return try self.providers(for: [path])[0].data()
-            } catch {
-                throw ProblemDetails.unusableFile(path, "\(error)")
-            }
-        }
-        return (ByteBuffer(bytes: bytes), record.etag)
+        return (ByteBuffer(bytes: bytes), try await record(id).etag)
     }
 
     /// The content of an open document that needs no password, whose current version has been answered before,

@@ -36,6 +36,8 @@ public final class DocumentLibrary: Sendable {
     /// The worker processes that render pages and extract text (the service's own process parses documents
     /// only to open them and to keep their edits).
     let workers: PDFWorkerPool
+    /// The workers' check of bytes before the service opens them.
+    let vetting: PDFVetting
     /// Where uploads are kept: `<store>/files`.
     let uploadDirectory: URL
     /// The upload directory and the configured roots, each opened once: every file of a document is opened
@@ -85,6 +87,7 @@ public final class DocumentLibrary: Sendable {
                 executable: configuration.pdfWorkerExecutable ?? PDFWorkerPool.defaultExecutable(),
                 workers: configuration.pdfWorkers, deadline: configuration.pdfDeadline),
             metrics: metrics, logger: logger)
+        vetting = PDFVetting(workers: workers)
         uploadDirectory = configuration.storeDirectory.appendingPathComponent("files", isDirectory: true)
         try FileManager.default.createDirectory(
             at: uploadDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -251,7 +254,7 @@ public final class DocumentLibrary: Sendable {
         let metrics = metrics
         return paths.map { path in
             let provider = VettedFileDataProvider(
-                fileURL: URL(fileURLWithPath: path), confinement: confinement(for: path), workers: workers)
+                fileURL: URL(fileURLWithPath: path), confinement: confinement(for: path), vetting: vetting)
             provider.coordinationWaitObserver = { metrics.recordCoordinationWait($0) }
             return provider
         }

@@ -260,12 +260,11 @@ final class PDFWorkerPool: Sendable {
         func perform(
             _ request: PDFWorkerRequest, pdf: Data, document: String, settings: Settings, pool: PDFWorkerPool
         ) -> Result<Data, any Error> {
-            let input = CQuire_memfdCreate("quire-pdf")
-            guard input >= 0 else { return .failure(PDFWorkError.unavailable("memfd_create: errno \(errno)")) }
-            defer { close(input) }
-            guard Self.fill(input, with: pdf), CQuire_memfdSeal(input) == 0 else {
-                return .failure(PDFWorkError.unavailable("cannot fill the PDF's memfd: errno \(errno)"))
+            let input = pdf.withUnsafeBytes { CQuire_memfdWith("quire-pdf", $0.baseAddress, $0.count, 1) }
+            guard input >= 0 else {
+                return .failure(PDFWorkError.unavailable("cannot put the PDF in a sealed memfd: errno \(errno)"))
             }
+            defer { close(input) }
             do throws(PDFWorkError) {
                 if process == nil {
                     process = try PDFWorkerProcess.start(
@@ -291,32 +290,12 @@ final class PDFWorkerPool: Sendable {
             }
         }
 
-        private static func fill(_ descriptor: Int32, with data: Data) -> Bool {
-            var written = 0
-            while written < data.count {
-                let count = data.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return false }
-                written += count
-            }
-            return true
-        }
-
+        /// The `length` bytes of a worker's result memfd (nil when it is not a regular file that long).
         private static func contents(of descriptor: Int32, length: Int) -> Data? {
-            var info = stat()
-            guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) >= length
-            else { return nil }
+            guard CQuire_regularFileSize(descriptor) >= Int64(length) else { return nil }
             var data = Data(count: length)
-            var filled = 0
-            while filled < length {
-                let count = data.withUnsafeMutableBytes {
-                    pread(descriptor, $0.baseAddress! + filled, length - filled, off_t(filled))
-                }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return nil }
-                filled += count
-            }
-            return data
+            let read = data.withUnsafeMutableBytes { CQuire_readExactly(descriptor, $0.baseAddress, length) }
+            return read == 0 ? data : nil
         }
     }
 }

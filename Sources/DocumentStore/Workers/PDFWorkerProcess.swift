@@ -93,7 +93,8 @@ final class PDFWorkerProcess {
             let left = deadline - (ContinuousClock.now - started)
             guard left > .zero else { throw .deadlineExceeded(deadline) }
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = Int32(
+                clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             let ready = poll(&descriptor, 1, milliseconds)
             if ready == 0 { continue }
             if ready < 0 {
@@ -106,7 +107,9 @@ final class PDFWorkerProcess {
         var attached: Int32 = -1
         var count: Int
         repeat {
-            count = buffer.withUnsafeMutableBytes { CQuire_receiveWithDescriptor(socket, $0.baseAddress, $0.count, &attached) }
+            count = buffer.withUnsafeMutableBytes {
+                CQuire_receiveWithDescriptor(socket, $0.baseAddress, $0.count, &attached)
+            }
         } while count < 0 && errno == EINTR
         guard count > 0 else { throw .workerCrashed(ended()) }
         do {

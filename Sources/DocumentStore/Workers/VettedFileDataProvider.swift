@@ -10,11 +10,11 @@ import Foundation
 /// service opens the bytes itself: availability first. A PDF the worker finds damaged, or that needs a
 /// password, is left to the service's own open, which says so in the usual terms.
 final class VettedFileDataProvider: CoordinatedFileDataProvider, @unchecked Sendable {
-    private let workers: PDFWorkerPool
+    private let vetting: PDFVetting
 
-    /// A provider for `fileURL` beneath `confinement`, checked by `workers`.
-    init(fileURL: URL, confinement: FileConfinement, workers: PDFWorkerPool) {
-        self.workers = workers
+    /// A provider for `fileURL` beneath `confinement`, checked by `vetting`.
+    init(fileURL: URL, confinement: FileConfinement, vetting: PDFVetting) {
+        self.vetting = vetting
         super.init(fileURL: fileURL, confinement: confinement)
     }
 
@@ -26,7 +26,8 @@ final class VettedFileDataProvider: CoordinatedFileDataProvider, @unchecked Send
         let bytes = try super.data()
         guard !bytes.isEmpty else { return bytes }
         do {
-            _ = try workers.runBlocking(.init(operation: .probe, pageIndex: 0), pdf: bytes, key: "open:" + uid)
+            // Bytes that passed a moment ago (an upload's, checked before it entered the store) pass at once.
+            try vetting.checkBlocking(bytes, contents: ContentFingerprint(of: bytes), key: "open:" + uid)
         } catch let error as PDFWorkError {
             switch error {
             case .deadlineExceeded, .workerCrashed: throw PDFVettingFailure(file: fileURL.path, cause: error)
