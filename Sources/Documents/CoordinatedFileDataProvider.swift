@@ -114,12 +114,16 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     /// At most `size` bytes at `offset`, read inside a coordinated read.
     /// - Throws: a ``DataProviderError`` or a `FileCoordinationError`.
     open override func readData(size: Int, atOffset offset: UInt64) throws -> Data {
-        try coordinatedRead { url in try FileSystemCalls.readChunk(url.path, size: size, offset: offset, confinement: confinement) }
+        try coordinatedRead { url in
+            try FileSystemCalls.readChunk(url.path, size: size, offset: offset, confinement: confinement)
+        }
     }
 
     /// The file's size, read inside a coordinated read (0 if it cannot be read).
     open override var size: UInt64 {
-        (try? coordinatedRead { url in try FileSystemCalls.status(url.path, confinement: confinement).map { UInt64($0.st_size) } ?? 0 }) ?? 0
+        (try? coordinatedRead { url in
+            try FileSystemCalls.status(url.path, confinement: confinement).map { UInt64($0.st_size) } ?? 0
+        }) ?? 0
     }
 
     /// A sink beside the file; an `.append` sink copies the current bytes inside a coordinated read.
@@ -152,7 +156,9 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     /// Removes the file inside a coordinated `.forDeleting` write (other presenters accommodate first).
     /// - Throws: a ``DataProviderError`` or a `FileCoordinationError` (or a presenter's refusal).
     open override func deleteData() throws {
-        try coordinatedWrite(options: .forDeleting) { url in try FileSystemCalls.unlink(url.path, confinement: confinement) }
+        try coordinatedWrite(options: .forDeleting) { url in
+            try FileSystemCalls.unlink(url.path, confinement: confinement)
+        }
         state.withLock { $0.deletionReported = true }  // its own deletion is not news to its delegate
     }
 
@@ -231,7 +237,9 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         guard let delegate = coordinationDelegate else { return }
         let current: ContentFingerprint
         do {
-            current = try coordinatedRead { url in try FileSystemCalls.fingerprintOfFile(url.path, confinement: confinement) }
+            current = try coordinatedRead { url in
+                try FileSystemCalls.fingerprintOfFile(url.path, confinement: confinement)
+            }
         } catch let error as DataProviderError where error.isFileMissing {
             let unreported = state.withLock { state in
                 guard verifying, state.fingerprint != nil, !state.deletionReported else { return false }

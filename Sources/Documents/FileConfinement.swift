@@ -109,7 +109,7 @@ public final class FileConfinement: Sendable {
         let descriptor: Int32
         do {
             descriptor = try openForReading(path)
-        } catch where error.isFileMissing {
+        } catch  where error.isFileMissing {
             return nil
         }
         defer { FileSystemCalls.closeDescriptor(descriptor) }

@@ -35,7 +35,8 @@ open class FileDataProvider: FileDataProviding, WritableDataProviding, @unchecke
 
     /// The file's size now (0 if it cannot be read).
     open var size: UInt64 {
-        (try? FileSystemCalls.status(fileURL.path, confinement: confinement)).flatMap { $0 }.map { UInt64($0.st_size) } ?? 0
+        (try? FileSystemCalls.status(fileURL.path, confinement: confinement)).flatMap { $0 }.map { UInt64($0.st_size) }
+            ?? 0
     }
 
     /// Whether the file exists and this process may write it (or, if it does not exist, create it).

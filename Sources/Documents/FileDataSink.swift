@@ -54,14 +54,7 @@ public final class FileDataSink: DataSink, @unchecked Sendable {
             to: descriptor, path: path, from: target.path, confinement: owner.confinement)
         var hasher = ContentFingerprint.Hasher64()
         var retained: Data? = retainingBytes ? Data() : nil
-        let piece = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
-        defer { piece.deallocate() }
-        while true {
-            let count = try FileSystemCalls.call("read", path: path) {
-                read(descriptor, piece.baseAddress!, piece.count)
-            }
-            if count == 0 { break }
-            let bytes = UnsafeRawBufferPointer(rebasing: piece[0..<count])
+        try FileSystemCalls.readPieces(descriptor, path: path) { bytes in
             hasher.update(bytes)
             retained?.append(contentsOf: bytes)
         }

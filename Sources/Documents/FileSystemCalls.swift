@@ -105,14 +105,21 @@ enum FileSystemCalls {
         let descriptor = try openForReading(path, confinement: confinement)
         defer { close(descriptor) }
         var hasher = ContentFingerprint.Hasher64()
+        try readPieces(descriptor, path: path) { hasher.update($0) }
+        return hasher.finish()
+    }
+
+    /// Reads an open file to its end in pieces of 256 KiB, handing each to `body` (no copy of the whole file).
+    static func readPieces(_ descriptor: Int32, path: String, _ body: (UnsafeRawBufferPointer) -> Void)
+        throws(DataProviderError)
+    {
         let piece = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
         defer { piece.deallocate() }
         while true {
             let count = try call("read", path: path) { read(descriptor, piece.baseAddress!, piece.count) }
-            if count == 0 { break }
-            hasher.update(UnsafeRawBufferPointer(rebasing: piece[0..<count]))
+            if count == 0 { return }
+            body(UnsafeRawBufferPointer(rebasing: piece[0..<count]))
         }
-        return hasher.finish()
     }
 
     /// Reads at most `size` bytes at `offset` (fewer at end of file).
@@ -218,7 +225,9 @@ enum FileSystemCalls {
         let (parent, name) = try confinement.openParent(of: destination)
         defer { closeDescriptor(parent) }
         let sourceURL = URL(fileURLWithPath: source)
-        if sourceURL.deletingLastPathComponent().path == URL(fileURLWithPath: destination).deletingLastPathComponent().path {
+        if sourceURL.deletingLastPathComponent().path
+            == URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        {
             let sourceName = sourceURL.lastPathComponent
             try call("renameat", path: destination) { renameat(parent, sourceName, parent, name) }
         } else {

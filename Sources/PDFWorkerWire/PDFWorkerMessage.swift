@@ -120,7 +120,8 @@ public struct PDFWorkerReply: Sendable, Equatable {
     public func encoded() -> [UInt8] {
         var messageBytes = Array(message.utf8)
         if messageBytes.count > PDFWorkerMessage.maximumMessageLength {
-            messageBytes = Array(String(decoding: messageBytes.prefix(PDFWorkerMessage.maximumMessageLength - 4), as: UTF8.self).utf8)
+            messageBytes = Array(
+                String(decoding: messageBytes.prefix(PDFWorkerMessage.maximumMessageLength - 4), as: UTF8.self).utf8)
         }
         var packet = PDFWorkerMessage.magic
         packet.append(status.rawValue)

@@ -106,7 +106,8 @@ public struct ServeArguments: ParsableArguments {
     /// How many PDF worker processes.
     @Option(
         name: .customLong("pdf-workers"),
-        help: ArgumentHelp("How many PDF worker processes render and extract text (default: one per core).", valueName: "n"))
+        help: ArgumentHelp(
+            "How many PDF worker processes render and extract text (default: one per core).", valueName: "n"))
     public var pdfWorkers: Int?
 
     /// The deadline of one PDF request.

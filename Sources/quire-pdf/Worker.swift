@@ -134,4 +134,3 @@ struct PDFWorkerLoop {
         return read == 0 ? data : nil
     }
 }
-

@@ -48,7 +48,9 @@ struct HostileFileTests {
         #expect((damage?["reason"] as? String)?.isEmpty == false)
     }
 
-    @Test("A registered file swapped for a link, FIFO or device is never read: damaged, then clean again", arguments: Swap.allCases)
+    @Test(
+        "A registered file swapped for a link, FIFO or device is never read: damaged, then clean again",
+        arguments: Swap.allCases)
     func registeredFileSwapped(swap: Swap) async throws {
         let service = try DocumentService()
         try await service.run { client in

@@ -44,7 +44,8 @@ enum SlowPDF {
 struct PDFWorkerTests {
     static func upload(_ client: any TestClientProtocol, _ bytes: Data) async throws -> String {
         let response = try await client.execute(
-            uri: "/documents", method: .post, headers: [.contentType: "application/pdf"], body: ByteBuffer(bytes: bytes))
+            uri: "/documents", method: .post, headers: [.contentType: "application/pdf"], body: ByteBuffer(bytes: bytes)
+        )
         #expect(response.status == .created)
         return try #require(try jsonObject(response)["id"] as? String)
     }

@@ -47,7 +47,9 @@ struct FileConfinementTests {
         #expect(layout.provider().size == UInt64(try Fixture.data("one-page.pdf").count))
     }
 
-    @Test("A symbolic link in the file's place, or on the way to it, is refused; nothing outside is read", arguments: [FileConfinement.Resolver.automatic, .walk])
+    @Test(
+        "A symbolic link in the file's place, or on the way to it, is refused; nothing outside is read",
+        arguments: [FileConfinement.Resolver.automatic, .walk])
     func symbolicLinks(resolver: FileConfinement.Resolver) throws {
         let layout = try Layout(resolver: resolver)
         defer { layout.folder.remove() }
@@ -67,7 +69,9 @@ struct FileConfinementTests {
         #expect(try FileDataProvider(fileURL: layout.document).data() == Fixture.data("metadata.pdf"))
     }
 
-    @Test("A path outside the root, or with .. in it, is refused without being opened", arguments: [FileConfinement.Resolver.automatic, .walk])
+    @Test(
+        "A path outside the root, or with .. in it, is refused without being opened",
+        arguments: [FileConfinement.Resolver.automatic, .walk])
     func outsidePaths(resolver: FileConfinement.Resolver) throws {
         let layout = try Layout(resolver: resolver)
         defer { layout.folder.remove() }
@@ -79,7 +83,9 @@ struct FileConfinementTests {
         #expect(!layout.confinement.contains(layout.secret.path))
     }
 
-    @Test("A FIFO in the file's place is refused at once (never blocks), as is a directory", arguments: [FileConfinement.Resolver.automatic, .walk])
+    @Test(
+        "A FIFO in the file's place is refused at once (never blocks), as is a directory",
+        arguments: [FileConfinement.Resolver.automatic, .walk])
     func fifoAndDirectory(resolver: FileConfinement.Resolver) throws {
         let layout = try Layout(resolver: resolver)
         defer { layout.folder.remove() }
@@ -98,7 +104,9 @@ struct FileConfinementTests {
         }
     }
 
-    @Test("A device in the file's place is refused before a byte is read", arguments: [FileConfinement.Resolver.automatic, .walk])
+    @Test(
+        "A device in the file's place is refused before a byte is read",
+        arguments: [FileConfinement.Resolver.automatic, .walk])
     func device(resolver: FileConfinement.Resolver) throws {
         let layout = try Layout(resolver: resolver)
         defer { layout.folder.remove() }
@@ -112,7 +120,9 @@ struct FileConfinementTests {
         }
     }
 
-    @Test("A file with a second hard link is refused (the other link may be outside the root)", arguments: [FileConfinement.Resolver.automatic, .walk])
+    @Test(
+        "A file with a second hard link is refused (the other link may be outside the root)",
+        arguments: [FileConfinement.Resolver.automatic, .walk])
     func hardLinks(resolver: FileConfinement.Resolver) throws {
         let layout = try Layout(resolver: resolver)
         defer { layout.folder.remove() }
@@ -122,7 +132,9 @@ struct FileConfinementTests {
         }
     }
 
-    @Test("Saving through a confined provider writes beneath the root, never through a swapped directory", arguments: [FileConfinement.Resolver.automatic, .walk])
+    @Test(
+        "Saving through a confined provider writes beneath the root, never through a swapped directory",
+        arguments: [FileConfinement.Resolver.automatic, .walk])
     func confinedWrites(resolver: FileConfinement.Resolver) throws {
         let layout = try Layout(resolver: resolver)
         defer { layout.folder.remove() }

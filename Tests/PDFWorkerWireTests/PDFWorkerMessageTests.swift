@@ -44,15 +44,19 @@ struct PDFWorkerMessageTests {
     @Test("Random bytes never crash the decoders (seeded, 20,000 packets)")
     func randomPackets() {
         var generator = SeededGenerator(seed: 0x5157_5031)
-        let valid = (try? PDFWorkerRequest(operation: .renderPNG, pageIndex: 3, dpi: 150, password: "x").encoded()) ?? []
+        let valid =
+            (try? PDFWorkerRequest(operation: .renderPNG, pageIndex: 3, dpi: 150, password: "x").encoded()) ?? []
         for round in 0..<20_000 {
             var bytes: [UInt8]
             if round % 2 == 0 {
-                bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
             } else {
                 bytes = valid
                 for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(
+                        in: 0...255, using: &generator)
                 }
             }
             _ = try? PDFWorkerRequest(decoding: bytes)

@@ -58,7 +58,8 @@ public final class StoreMetrics: Sendable {
             if let series = cache[key] { return series }
             let dimensions = [("route", route), ("method", method.rawValue), ("status", String(status.code))]
             let series = RequestSeries(
-                count: CoreMetrics.Counter(label: "quire_http_requests_total", dimensions: dimensions, factory: factory),
+                count: CoreMetrics.Counter(
+                    label: "quire_http_requests_total", dimensions: dimensions, factory: factory),
                 duration: CoreMetrics.Timer(
                     label: "quire_http_request_duration_seconds", dimensions: dimensions, factory: factory))
             cache[key] = series

@@ -111,7 +111,8 @@ final class PDFWorkerPool: Sendable {
         if let configured = ProcessInfo.processInfo.environment["QUIRE_PDF_WORKER"], !configured.isEmpty {
             return configured
         }
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("quire-pdf").path
     }
