@@ -41,14 +41,25 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     private let presenterQueue: OperationQueue
     private let changeQueue: DispatchQueue
 
-    /// Makes a provider for the file at `fileURL`, confined beneath `confinement`'s root when one is given
-    /// (see ``FileDataProvider``). Nothing is read until asked for.
-    public override init(fileURL: URL, confinement: FileConfinement? = nil) {
-        presenterQueue = OperationQueue()
+    /// Makes a provider for the file at `fileURL`, not confined. Nothing is read until asked for.
+    public override init(fileURL: URL) {
+        (presenterQueue, changeQueue) = Self.makeQueues()
+        super.init(fileURL: fileURL)
+    }
+
+    /// Makes a provider for the file at `fileURL`, confined beneath `confinement`'s root (see
+    /// ``FileDataProvider``). Nothing is read until asked for.
+    public override init(fileURL: URL, confinement: FileConfinement?) {
+        (presenterQueue, changeQueue) = Self.makeQueues()
+        super.init(fileURL: fileURL, confinement: confinement)
+    }
+
+    /// The presenter queue (serial) and the private queue of content checks.
+    private static func makeQueues() -> (OperationQueue, DispatchQueue) {
+        let presenterQueue = OperationQueue()
         presenterQueue.maxConcurrentOperationCount = 1
         presenterQueue.name = "quire.provider.presenter"
-        changeQueue = DispatchQueue(label: "quire.provider.changes")
-        super.init(fileURL: fileURL, confinement: confinement)
+        return (presenterQueue, DispatchQueue(label: "quire.provider.changes"))
     }
 
     // MARK: CoordinatedFileDataProviding

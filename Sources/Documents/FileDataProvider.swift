@@ -18,9 +18,17 @@ open class FileDataProvider: FileDataProviding, WritableDataProviding, @unchecke
     /// The directory the file must stay beneath, if any.
     public let confinement: FileConfinement?
 
-    /// Makes a provider for the file at `fileURL` (which need not exist yet), confined beneath
-    /// `confinement`'s root when one is given.
-    public init(fileURL: URL, confinement: FileConfinement? = nil) {
+    /// Makes a provider for the file at `fileURL` (which need not exist yet), not confined.
+    public init(fileURL: URL) {
+        let url = fileURL.standardizedFileURL
+        location = Mutex(url)
+        initialPath = url.path
+        confinement = nil
+    }
+
+    /// Makes a provider for the file at `fileURL` (which need not exist yet), confined beneath `confinement`'s
+    /// root (a Quire extension; ``init(fileURL:)`` is Nutrient's initializer, which subclasses override).
+    public init(fileURL: URL, confinement: FileConfinement?) {
         let url = fileURL.standardizedFileURL
         location = Mutex(url)
         initialPath = url.path
