@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "CoordinationArbiter", targets: ["CoordinationArbiter"]),
         .library(name: "FileCoordination", targets: ["FileCoordination"]),
         .library(name: "FileCoordinationCompat", targets: ["FileCoordinationCompat"]),
+        .library(name: "PDFTypes", targets: ["PDFTypes"]),
+        .library(name: "DocumentModel", targets: ["DocumentModel"]),
         .library(name: "Documents", targets: ["Documents"]),
         .library(name: "DocumentStore", targets: ["DocumentStore"]),
         .executable(name: "quire", targets: ["quire"]),
@@ -44,7 +46,10 @@ let package = Package(
             name: "CPNG",
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
-        .target(name: "Poppler", dependencies: ["CPoppler", "CPNG"]),
+        // The PDF value types (errors, geometry, metadata, annotations): no C library, so that code that only
+        // describes PDFs (the service, which parses none itself) links no poppler.
+        .target(name: "PDFTypes"),
+        .target(name: "Poppler", dependencies: ["PDFTypes", "CPoppler", "CPNG"]),
         // The Linux-only system calls Swift's Glibc module does not export (openat2, accept4, pipe2,
         // SO_PEERCRED), as swift-nio's CNIOLinux: one small C boundary.
         .target(name: "CQuireLinux"),
@@ -55,17 +60,20 @@ let package = Package(
         .target(name: "FileCoordination", dependencies: ["CoordinationArbiter", "CQuireLinux"]),
         // Apple's names (NSFileCoordinator, NSFilePresenter, NSFileAccessIntent) over the same machinery.
         .target(name: "FileCoordinationCompat", dependencies: ["FileCoordination"]),
-        // Data providers, coordinated file providers, Document, FilePresenterCoordinator, conflicts.
-        .target(name: "Documents", dependencies: ["FileCoordination", "Poppler", "CQuireLinux"]),
+        // Data providers, coordinated file providers, Document, FilePresenterCoordinator, conflicts, and the
+        // PDF-engine seam (PDFEngine): no poppler.
+        .target(name: "DocumentModel", dependencies: ["FileCoordination", "PDFTypes", "CQuireLinux"]),
+        // DocumentModel with poppler in this process as its engine: what library users import.
+        .target(name: "Documents", dependencies: ["DocumentModel", "PDFTypes", "Poppler"]),
         // The store (catalog + files + event log) and its HTTP service. Document routes arrive with `Documents`.
         .target(
             name: "DocumentStore",
             dependencies: [
-                "Documents",
+                "DocumentModel",
+                "PDFTypes",
                 "PDFWorkerWire",
                 "CQuireLinux",
                 "FileCoordination",
-                "Poppler",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -146,7 +154,7 @@ let package = Package(
         .testTarget(name: "FileCoordinationCompatTests", dependencies: ["FileCoordinationCompat"]),
         // A helper process for the Documents tests (saves in a loop, opens documents; never shipped).
         .executableTarget(name: "DocumentProbe", dependencies: ["Documents"], path: "Tests/DocumentProbe"),
-        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "DocumentProbe", "DocumentExample", "quire"]),
+        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "DocumentModel", "DocumentProbe", "DocumentExample", "quire"]),
         // The command line, and the service's end-to-end scenarios (a real `quire serve` child process, other
         // processes changing its files, StoreClient watching).
         .testTarget(

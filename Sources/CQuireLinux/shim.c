@@ -49,33 +49,42 @@ int CQuire_peerCredentials(int sockfd, pid_t *pid, uid_t *uid, gid_t *gid) {
     return 0;
 }
 
-ssize_t CQuire_sendWithDescriptor(int socket, const void *bytes, size_t length, int descriptor) {
+ssize_t CQuire_sendWithDescriptors(int socket, const void *bytes, size_t length, const int *descriptors, int count) {
     struct iovec vector = {.iov_base = (void *)bytes, .iov_len = length};
     union {
-        char buffer[CMSG_SPACE(sizeof(int))];
+        char buffer[CMSG_SPACE(sizeof(int) * CQUIRE_MAXIMUM_DESCRIPTORS)];
         struct cmsghdr align;
     } control;
     struct msghdr message;
     memset(&message, 0, sizeof message);
     message.msg_iov = &vector;
     message.msg_iovlen = 1;
-    if (descriptor >= 0) {
+    if (count < 0 || count > CQUIRE_MAXIMUM_DESCRIPTORS) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (count > 0) {
         memset(&control, 0, sizeof control);
         message.msg_control = control.buffer;
-        message.msg_controllen = sizeof control.buffer;
+        message.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)count);
         struct cmsghdr *header = CMSG_FIRSTHDR(&message);
         header->cmsg_level = SOL_SOCKET;
         header->cmsg_type = SCM_RIGHTS;
-        header->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(header), &descriptor, sizeof(int));
+        header->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)count);
+        memcpy(CMSG_DATA(header), descriptors, sizeof(int) * (size_t)count);
     }
     return sendmsg(socket, &message, MSG_NOSIGNAL);
 }
 
-ssize_t CQuire_receiveWithDescriptor(int socket, void *bytes, size_t length, int *descriptor) {
+ssize_t CQuire_sendWithDescriptor(int socket, const void *bytes, size_t length, int descriptor) {
+    return CQuire_sendWithDescriptors(socket, bytes, length, &descriptor, descriptor >= 0 ? 1 : 0);
+}
+
+ssize_t CQuire_receiveWithDescriptors(int socket, void *bytes, size_t length, int *descriptors, int capacity,
+                                      int *count) {
     struct iovec vector = {.iov_base = bytes, .iov_len = length};
     union {
-        char buffer[CMSG_SPACE(sizeof(int) * 4)];
+        char buffer[CMSG_SPACE(sizeof(int) * 8)];
         struct cmsghdr align;
     } control;
     struct msghdr message;
@@ -85,32 +94,38 @@ ssize_t CQuire_receiveWithDescriptor(int socket, void *bytes, size_t length, int
     message.msg_iovlen = 1;
     message.msg_control = control.buffer;
     message.msg_controllen = sizeof control.buffer;
-    *descriptor = -1;
+    *count = 0;
     ssize_t received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
     if (received < 0) return -1;
-    int found = 0;
-    int bad = (message.msg_flags & MSG_CTRUNC) != 0;
+    int bad = (message.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) != 0;
     for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
         if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
-        size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        for (size_t index = 0; index < count; index++) {
+        size_t found = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t index = 0; index < found; index++) {
             int received_descriptor;
             memcpy(&received_descriptor, CMSG_DATA(header) + index * sizeof(int), sizeof(int));
-            if (found == 0) {
-                *descriptor = received_descriptor;
+            if (*count < capacity) {
+                descriptors[(*count)++] = received_descriptor;
             } else {
                 close(received_descriptor);
                 bad = 1;
             }
-            found++;
         }
     }
     if (bad) {
-        if (*descriptor >= 0) close(*descriptor);
-        *descriptor = -1;
+        for (int index = 0; index < *count; index++) close(descriptors[index]);
+        *count = 0;
         errno = EBADMSG;
         return -1;
     }
+    return received;
+}
+
+ssize_t CQuire_receiveWithDescriptor(int socket, void *bytes, size_t length, int *descriptor) {
+    int count = 0;
+    *descriptor = -1;
+    ssize_t received = CQuire_receiveWithDescriptors(socket, bytes, length, descriptor, 1, &count);
+    if (count == 0) *descriptor = -1;
     return received;
 }
 

@@ -1,32 +1,42 @@
 /// The messages between the service and a PDF worker process (`quire-pdf worker`), one per
-/// `SOCK_SEQPACKET` packet: a request with the PDF attached as a sealed memfd, a reply with the result attached
-/// as a memfd. Both sides decode what the other sent as hostile input: every field is bounded, and a packet
-/// that is not exactly one message is refused with a ``PDFWorkerWireError``, never a crash.
+/// `SOCK_SEQPACKET` packet: a request with the PDF attached as a sealed memfd (and, when the document has unsaved
+/// edits, a second memfd with the ``PDFWorkerEdit`` log the worker applies first), a reply with the result
+/// attached as a memfd. Both sides decode what the other sent as hostile input: every field is bounded, and a
+/// packet that is not exactly one message is refused with a ``PDFWorkerWireError``, never a crash.
 ///
-/// Layout (little-endian): a request is `magic(4) version(1) operation(1) page(4) dpi(4) passwordLength(2)
-/// password`; a reply is `magic(4) version(1) status(1) messageLength(2) resultLength(8) message`.
+/// Layout (little-endian): a request is `magic(4) operation(1) flags(1) page(4) dpi(4) passwordLength(2)
+/// password argumentLength(2) argument editsLength(4)`; a reply is `magic(4) status(1) messageLength(2)
+/// resultLength(8) message`.
 public enum PDFWorkerMessage {
     /// "QPW" and the version byte.
-    static let magic: [UInt8] = [0x51, 0x50, 0x57, 0x31]
+    static let magic: [UInt8] = [0x51, 0x50, 0x57, 0x32]
     /// The largest packet either side sends or accepts.
     public static let maximumPacketSize = 8192
     /// The longest password (in UTF-8 bytes) a request carries.
     public static let maximumPasswordLength = 1024
+    /// The longest argument (the text to find, in UTF-8 bytes) a request carries.
+    public static let maximumArgumentLength = 1024
     /// The longest failure message a reply carries.
     public static let maximumMessageLength = 4096
+    /// The largest edit log a request may attach, in bytes.
+    public static let maximumEditsLength = 64 << 20
 }
 
 /// What a worker is asked to do with the PDF attached to the request.
 public struct PDFWorkerRequest: Sendable, Equatable {
-    /// The operations a worker performs.
-    public enum Operation: UInt8, Sendable {
+    /// The operations a worker performs. Each first opens the PDF (with the password) and applies the attached
+    /// edits, if any.
+    public enum Operation: UInt8, Sendable, CaseIterable {
         /// Render page `pageIndex` at `dpi` to PNG.
         case renderPNG = 1
         /// The text of page `pageIndex`.
         case text = 2
-        /// Open the PDF (with the password) and read every page's size and label, as the service does when it
-        /// opens a document: a check made before the service opens it itself. Answers the page count.
+        /// Open the PDF and read every page's size and label and the metadata: answers a ``PDFWorkerSummary``.
         case probe = 3
+        /// Where `argument` occurs on page `pageIndex`: answers ``PDFWorkerRects``.
+        case find = 4
+        /// The PDF with the edits applied, as a complete file (what a save writes).
+        case save = 5
     }
 
     /// What to do.
@@ -37,29 +47,47 @@ public struct PDFWorkerRequest: Sendable, Equatable {
     public var dpi: UInt32
     /// The password that opens the PDF, if it needs one.
     public var password: String?
+    /// The text to find (finds only).
+    public var argument: String
+    /// Whether a find tells upper from lower case.
+    public var caseSensitive: Bool
+    /// The length of the attached edit log (0: no edits, no second descriptor).
+    public var editsLength: UInt32
 
     /// Makes a request.
-    public init(operation: Operation, pageIndex: UInt32, dpi: UInt32 = 0, password: String? = nil) {
+    public init(
+        operation: Operation, pageIndex: UInt32, dpi: UInt32 = 0, password: String? = nil, argument: String = "",
+        caseSensitive: Bool = false, editsLength: UInt32 = 0
+    ) {
         self.operation = operation
         self.pageIndex = pageIndex
         self.dpi = dpi
         self.password = password
+        self.argument = argument
+        self.caseSensitive = caseSensitive
+        self.editsLength = editsLength
     }
 
     /// The packet.
-    /// - Throws: ``PDFWorkerWireError/fieldTooLong(_:)`` for a password over the bound.
+    /// - Throws: ``PDFWorkerWireError/fieldTooLong(_:)`` for a password or argument over its bound.
     public func encoded() throws(PDFWorkerWireError) -> [UInt8] {
         let passwordBytes = password.map { Array($0.utf8) }
         guard (passwordBytes?.count ?? 0) <= PDFWorkerMessage.maximumPasswordLength else {
             throw .fieldTooLong("password")
         }
+        let argumentBytes = Array(argument.utf8)
+        guard argumentBytes.count <= PDFWorkerMessage.maximumArgumentLength else { throw .fieldTooLong("argument") }
+        guard Int(editsLength) <= PDFWorkerMessage.maximumEditsLength else { throw .fieldTooLong("edit log") }
         var packet = PDFWorkerMessage.magic
         packet.append(operation.rawValue)
-        packet.append(passwordBytes == nil ? 0 : 1)
+        packet.append((passwordBytes == nil ? 0 : 1) | (caseSensitive ? 2 : 0))
         packet.appendLittleEndian(pageIndex)
         packet.appendLittleEndian(dpi)
         packet.appendLittleEndian(UInt16(passwordBytes?.count ?? 0))
         packet.append(contentsOf: passwordBytes ?? [])
+        packet.appendLittleEndian(UInt16(argumentBytes.count))
+        packet.append(contentsOf: argumentBytes)
+        packet.appendLittleEndian(editsLength)
         return packet
     }
 
@@ -69,18 +97,26 @@ public struct PDFWorkerRequest: Sendable, Equatable {
         var reader = PacketReader(packet)
         try reader.expectMagic()
         guard let operation = Operation(rawValue: try reader.byte()) else { throw .unknownValue("operation") }
-        let hasPassword = try reader.byte()
-        guard hasPassword <= 1 else { throw .unknownValue("password flag") }
+        let flags = try reader.byte()
+        guard flags <= 3 else { throw .unknownValue("flags") }
+        let hasPassword = flags & 1 == 1
         let pageIndex = try reader.uint32()
         let dpi = try reader.uint32()
         let passwordLength = Int(try reader.uint16())
         guard passwordLength <= PDFWorkerMessage.maximumPasswordLength else { throw .fieldTooLong("password") }
         let passwordBytes = try reader.bytes(passwordLength)
+        guard hasPassword || passwordLength == 0 else { throw .unknownValue("flags") }
+        let argumentLength = Int(try reader.uint16())
+        guard argumentLength <= PDFWorkerMessage.maximumArgumentLength else { throw .fieldTooLong("argument") }
+        let argumentBytes = try reader.bytes(argumentLength)
+        let editsLength = try reader.uint32()
+        guard Int(editsLength) <= PDFWorkerMessage.maximumEditsLength else { throw .fieldTooLong("edit log") }
         try reader.expectEnd()
-        guard hasPassword == 1 || passwordLength == 0 else { throw .unknownValue("password flag") }
         self.init(
             operation: operation, pageIndex: pageIndex, dpi: dpi,
-            password: hasPassword == 1 ? String(decoding: passwordBytes, as: UTF8.self) : nil)
+            password: hasPassword ? String(decoding: passwordBytes, as: UTF8.self) : nil,
+            argument: String(decoding: argumentBytes, as: UTF8.self), caseSensitive: flags & 2 == 2,
+            editsLength: editsLength)
     }
 }
 
@@ -179,6 +215,9 @@ struct PacketReader {
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
+    /// The bytes not read yet.
+    var remaining: Int { bytes.count - offset }
+
     mutating func expectMagic() throws(PDFWorkerWireError) {
         guard bytes.count >= 4, Array(bytes[0..<4]) == PDFWorkerMessage.magic else { throw .badMagic }
         offset = 4
@@ -198,6 +237,36 @@ struct PacketReader {
         try bytes(8).reversed().reduce(0) { $0 << 8 | UInt64($1) }
     }
 
+    mutating func double() throws(PDFWorkerWireError) -> Double { Double(bitPattern: try uint64()) }
+
+    /// A string of at most `limit` UTF-8 bytes (`u32` length, then the bytes).
+    mutating func string(_ field: String, limit: Int) throws(PDFWorkerWireError) -> String {
+        let length = Int(try uint32())
+        guard length <= limit else { throw .fieldTooLong(field) }
+        return String(decoding: try bytes(length), as: UTF8.self)
+    }
+
+    /// A presence byte (0 or 1), then the string when present.
+    mutating func optionalString(_ field: String, limit: Int) throws(PDFWorkerWireError) -> String? {
+        switch try byte() {
+        case 0: return nil
+        case 1: return try string(field, limit: limit)
+        default: throw .unknownValue(field)
+        }
+    }
+
+    /// A presence byte (0 or 1), then the number when present.
+    mutating func optionalDouble(_ field: String) throws(PDFWorkerWireError) -> Double? {
+        switch try byte() {
+        case 0: return nil
+        case 1: return try double()
+        default: throw .unknownValue(field)
+        }
+    }
+
+    /// Whether every byte has been read.
+    var isAtEnd: Bool { offset == bytes.count }
+
     mutating func bytes(_ count: Int) throws(PDFWorkerWireError) -> [UInt8] {
         guard count >= 0, count <= bytes.count - offset else { throw .truncated }
         defer { offset += count }
@@ -213,5 +282,25 @@ extension [UInt8] {
     mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
         var value = value.littleEndian
         Swift.withUnsafeBytes(of: &value) { append(contentsOf: $0) }
+    }
+
+    mutating func appendDouble(_ value: Double) { appendLittleEndian(value.bitPattern) }
+
+    mutating func appendString(_ value: String) {
+        let bytes = Array(value.utf8)
+        appendLittleEndian(UInt32(bytes.count))
+        append(contentsOf: bytes)
+    }
+
+    mutating func appendOptionalString(_ value: String?) {
+        guard let value else { return append(0) }
+        append(1)
+        appendString(value)
+    }
+
+    mutating func appendOptionalDouble(_ value: Double?) {
+        guard let value else { return append(0) }
+        append(1)
+        appendDouble(value)
     }
 }

@@ -13,9 +13,9 @@ import Foundation
 /// Pages are addressed by zero-based index everywhere.
 public final class PDFDocument: @unchecked Sendable {
     /// The highest resolution ``renderPNG(pageAt:dpi:compressionLevel:)`` accepts, in dots per inch.
-    public static let maximumDPI: Double = 1200
+    public static let maximumDPI: Double = PDFLimits.maximumDPI
     /// The largest image, in pixels, that rendering produces (about 600 MB of pixels).
-    public static let maximumRenderPixels = 150_000_000
+    public static let maximumRenderPixels = PDFLimits.maximumRenderPixels
 
     /// Guards every poppler call on `handle`; poppler documents are not thread-safe.
     private let lock = Mutex(())

@@ -9,8 +9,9 @@ import Poppler
 #endif
 
 /// `quire-pdf worker`: a PDF worker process of the document-store service. It answers requests that arrive on
-/// descriptor 3 (a `SOCK_SEQPACKET` socket), one at a time, each with its PDF attached as a sealed memfd, and
-/// sends each result back in a memfd of its own. It never opens a file by path. The service starts it, kills
+/// descriptor 3 (a `SOCK_SEQPACKET` socket), one at a time, each with its PDF attached as a sealed memfd (and
+/// the document's unsaved edits as a second one, applied before the operation), and sends each result back in a
+/// memfd of its own. It keeps nothing between requests. It never opens a file by path. The service starts it, kills
 /// it when a request outlives its deadline, and starts another; it exits when the service goes away.
 struct Worker: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,27 +53,29 @@ struct PDFWorkerLoop {
     func serve() -> Never {
         var packet = [UInt8](repeating: 0, count: PDFWorkerMessage.maximumPacketSize)
         while true {
-            var attached: Int32 = -1
-            let count = packet.withUnsafeMutableBytes { buffer in
-                CQuire_receiveWithDescriptor(socket, buffer.baseAddress, buffer.count, &attached)
+            var attached: [Int32] = [-1, -1]
+            var count: Int32 = 0
+            let length = packet.withUnsafeMutableBytes { buffer in
+                CQuire_receiveWithDescriptors(socket, buffer.baseAddress, buffer.count, &attached, 2, &count)
             }
-            if count == 0 { exit(0) }
-            if count < 0 {
+            if length == 0 { exit(0) }
+            if length < 0 {
                 if errno == EINTR { continue }
                 if errno == EBADMSG {
-                    send(PDFWorkerReply(status: .failed, message: "the request had more than one descriptor"))
+                    send(PDFWorkerReply(status: .failed, message: "the request was malformed (too long, or too many descriptors)"))
                     continue
                 }
                 exit(0)
             }
+            let descriptors = Array(attached.prefix(Int(count)))
             let reply: (PDFWorkerReply, Int32)
             do {
-                let request = try PDFWorkerRequest(decoding: Array(packet[0..<count]))
-                reply = answer(request, pdf: attached)
+                let request = try PDFWorkerRequest(decoding: Array(packet[0..<length]))
+                reply = answer(request, descriptors: descriptors)
             } catch {
                 reply = (PDFWorkerReply(status: .failed, message: "the request was refused: \(error)"), -1)
             }
-            if attached >= 0 { close(attached) }
+            for descriptor in descriptors { close(descriptor) }
             send(reply.0, attaching: reply.1)
             if reply.1 >= 0 { close(reply.1) }
         }
@@ -88,22 +91,34 @@ struct PDFWorkerLoop {
         }
     }
 
-    /// Performs a request on the attached PDF: the reply and the result's memfd (or -1).
-    private func answer(_ request: PDFWorkerRequest, pdf descriptor: Int32) -> (PDFWorkerReply, Int32) {
-        guard descriptor >= 0, let data = Self.readAll(descriptor) else {
-            return (PDFWorkerReply(status: .failed, message: "no readable PDF was attached to the request"), -1)
+    /// Performs a request on the attached PDF (and edit log): the reply and the result's memfd (or -1).
+    private func answer(_ request: PDFWorkerRequest, descriptors: [Int32]) -> (PDFWorkerReply, Int32) {
+        let expected = request.editsLength > 0 ? 2 : 1
+        guard descriptors.count == expected, let data = Self.readAll(descriptors[0]) else {
+            return (PDFWorkerReply(status: .failed, message: "no readable PDF (or edit log) was attached"), -1)
+        }
+        var edits: [PDFWorkerEdit] = []
+        if request.editsLength > 0 {
+            guard let log = Self.readAll(descriptors[1]), log.count == Int(request.editsLength),
+                let decoded = try? PDFWorkerEdit.decode(Array(log))
+            else {
+                return (PDFWorkerReply(status: .failed, message: "the attached edit log is not readable"), -1)
+            }
+            edits = decoded
         }
         let result: Data
         do {
             let document = try PDFDocument(data: data, password: request.password)
+            for edit in edits { try Self.apply(edit, to: document) }
             let page = Int(request.pageIndex)
             switch request.operation {
             case .renderPNG: result = try document.renderPNG(pageAt: page, dpi: Double(request.dpi))
             case .text: result = Data(try document.text(ofPageAt: page).utf8)
-            case .probe:
-                // What the service does when it opens a document: every page's size and label.
-                for index in 0..<document.pageCount { _ = try document.pageInfo(at: index) }
-                result = Data(String(document.pageCount).utf8)
+            case .probe: result = Data(try Self.summary(of: document).encoded())
+            case .find:
+                let rects = try document.find(request.argument, onPageAt: page, caseSensitive: request.caseSensitive)
+                result = Data(PDFWorkerRects.encode(rects.map { ($0.x, $0.y, $0.width, $0.height) }))
+            case .save: result = try document.dataRepresentation()
             }
         } catch {
             return (PDFWorkerReply(status: Self.status(of: error), message: error.description), -1)
@@ -113,6 +128,40 @@ struct PDFWorkerLoop {
             return (PDFWorkerReply(status: .failed, message: "the result could not be written: errno \(errno)"), -1)
         }
         return (PDFWorkerReply(status: .succeeded, resultLength: UInt64(result.count)), output)
+    }
+
+    /// Every page's size and label, and the metadata: what the service shows of a document it opened.
+    static func summary(of document: PDFDocument) throws(PDFError) -> PDFWorkerSummary {
+        var pages: [PDFWorkerSummary.Page] = []
+        for index in 0..<document.pageCount {
+            let info = try document.pageInfo(at: index)
+            pages.append(.init(width: info.size.width, height: info.size.height, label: info.label))
+        }
+        let metadata = document.metadata
+        return PDFWorkerSummary(
+            isEncrypted: document.isEncrypted, pages: pages,
+            metadata: PDFWorkerMetadata(
+                title: metadata.title, author: metadata.author, subject: metadata.subject,
+                keywords: metadata.keywords, creator: metadata.creator, producer: metadata.producer,
+                creationDate: metadata.creationDate?.timeIntervalSince1970,
+                modificationDate: metadata.modificationDate?.timeIntervalSince1970))
+    }
+
+    /// Applies one unsaved edit of the service's document.
+    static func apply(_ edit: PDFWorkerEdit, to document: PDFDocument) throws(PDFError) {
+        switch edit {
+        case .setMetadata(let metadata):
+            document.metadata = PDFMetadata(
+                title: metadata.title, author: metadata.author, subject: metadata.subject, keywords: metadata.keywords,
+                creator: metadata.creator, producer: metadata.producer,
+                creationDate: metadata.creationDate.map { Date(timeIntervalSince1970: $0) },
+                modificationDate: metadata.modificationDate.map { Date(timeIntervalSince1970: $0) })
+        case .addAnnotation(let kind, let page, let x, let y, let width, let height, let contents):
+            let annotation = PDFAnnotation(
+                kind: kind == 1 ? .note : .highlight, rect: PDFRect(x: x, y: y, width: width, height: height),
+                contents: contents)
+            try document.addAnnotation(annotation, toPageAt: Int(page))
+        }
     }
 
     static func status(of error: PDFError) -> PDFWorkerReply.Status {

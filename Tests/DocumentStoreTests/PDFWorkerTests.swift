@@ -163,10 +163,10 @@ struct PDFVettingTests {
     }
 }
 
-/// Files that other programs rewrite are opened by a worker before the service reloads them.
+/// Files that other programs rewrite are opened by a worker when the service reloads them.
 @Suite("PDF checks of rewritten files")
 struct PDFReloadVettingTests {
-    @Test("A registered file rewritten with a PDF no worker opens in time becomes damaged, never opened in the service")
+    @Test("A registered file rewritten with a PDF no worker opens in time becomes damaged")
     func rewrittenFileVetted() async throws {
         // A worker that serves as quire-pdf does until a marker file exists, then never answers.
         let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("quire-vet-\(UUID())")
@@ -189,7 +189,7 @@ struct PDFReloadVettingTests {
             let after = try await service.catalog.lastEventID()
             try Fixture.data("metadata.pdf").write(to: url)
             let damaged = try #require(try await service.waitForEvent(.damaged, of: id, after: after))
-            #expect(damaged.extra["reason"]?.contains("did not open it itself") == true)
+            #expect(damaged.extra["reason"]?.contains("took longer than") == true, "\(damaged.extra)")
             let info = try jsonObject(try await client.execute(uri: "/documents/\(id)", method: .get))
             #expect(info["state"] as? String == "damaged")
         }

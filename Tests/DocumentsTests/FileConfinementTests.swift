@@ -1,4 +1,5 @@
-@testable import Documents
+@testable import DocumentModel
+import Documents
 import Foundation
 import Testing
 

@@ -40,8 +40,22 @@ int CQuire_peerCredentials(int sockfd, pid_t *pid, uid_t *uid, gid_t *gid);
 ssize_t CQuire_sendWithDescriptor(int socket, const void *bytes, size_t length, int descriptor);
 
 /// recvmsg(2) of at most `length` bytes, taking at most one attached descriptor into `*descriptor` (-1 when
-/// none came; more than one, or a truncated control message, closes them all and fails with EBADMSG).
+/// none came; more than one, a truncated control message or a packet longer than `length` closes them all and
+/// fails with EBADMSG).
 ssize_t CQuire_receiveWithDescriptor(int socket, void *bytes, size_t length, int *descriptor);
+
+/// The most descriptors one message carries.
+#define CQUIRE_MAXIMUM_DESCRIPTORS 4
+
+/// sendmsg(2) of `length` bytes with `count` descriptors attached (SCM_RIGHTS; 0 to
+/// CQUIRE_MAXIMUM_DESCRIPTORS). Returns the bytes sent or -1.
+ssize_t CQuire_sendWithDescriptors(int socket, const void *bytes, size_t length, const int *descriptors, int count);
+
+/// recvmsg(2) of at most `length` bytes, taking at most `capacity` attached descriptors into `descriptors` and
+/// their number into `*count`; more than `capacity`, a truncated control message or a packet longer than
+/// `length` closes them all and fails with EBADMSG.
+ssize_t CQuire_receiveWithDescriptors(int socket, void *bytes, size_t length, int *descriptors, int capacity,
+                                      int *count);
 
 /// A new memfd (memfd_create(2) with MFD_CLOEXEC | MFD_ALLOW_SEALING) holding the `length` bytes at `bytes`,
 /// sealed against every change (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) when `seal` is

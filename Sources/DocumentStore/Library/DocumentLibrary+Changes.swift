@@ -1,4 +1,4 @@
-import Documents
+import DocumentModel
 import Foundation
 
 extension DocumentLibrary {
@@ -56,6 +56,16 @@ extension DocumentLibrary {
     /// One external change of one of an open document's files (the document has already reloaded, or is now
     /// in conflict).
     func fileChanged(_ open: OpenDocument, _ change: UnderlyingFileChange) async {
+        if open.hasTransientFailure {
+            // No worker was free to read the new version: the document is dropped (watched while dormant) and
+            // opened again by the next request, which records the change then.
+            logger.warning(
+                "no PDF worker was free to reload a changed file; the document is opened again when next asked for",
+                metadata: ["document": "\(open.id)", "file": "\(change.fileURL.path)"])
+            forget(open.id)
+            watchDormant(open.id, paths: open.providers.map(\.fileURL.path))
+            return
+        }
         guard let record = try? await catalog.document(open.id) else { return }
         let files = (try? await blocking { open.measureFiles() }) ?? open.files
         var updated = Self.updated(record, from: open, files: files)

@@ -1,10 +1,10 @@
 #if canImport(Glibc)
     import Glibc
 #endif
-import Documents
+import DocumentModel
 import Foundation
 import PDFWorkerWire
-import Poppler
+import PDFTypes
 
 extension DocumentLibrary {
     /// Stores an uploaded PDF as a new document: the finished file at `file` (written and synced by the caller,
@@ -127,22 +127,18 @@ extension DocumentLibrary {
     }
 
     /// Checks, in a PDF worker process and within the deadline, that `bytes` open as a PDF (with `password` if
-    /// encrypted).
+    /// encrypted). What the worker found is remembered: the document's first open does not ask again.
     /// - Throws: as ``vet(contentsOf:password:what:)``.
     func vet(_ bytes: Data, password: String?, what: String) async throws {
         guard !bytes.isEmpty else { throw ProblemDetails.damagedPDF(what, PDFError.empty.description) }
         do {
-            // A key of its own: the check of one new document waits for no other document's work. Bytes that pass
-            // are remembered: the document's first open does not check them again.
-            try await vetting.check(bytes, password: password, key: "vet-" + UUID().uuidString)
+            // A key of its own: the check of one new document waits for no other document's work.
+            _ = try await engine(key: "vet-" + UUID().uuidString).probe(bytes, password: password)
+        } catch PDFError.encrypted {
+            throw ProblemDetails.passwordRequired(what, wrong: password != nil)
+        } catch let error as PDFError {
+            throw ProblemDetails.damagedPDF(what, error.description)
         } catch let error as PDFWorkError {
-            if case .refused(let reply) = error {
-                switch reply.status {
-                case .passwordRequired: throw ProblemDetails.passwordRequired(what, wrong: password != nil)
-                case .damaged, .failed, .pageOutOfRange, .invalidArgument, .succeeded:
-                    throw ProblemDetails.damagedPDF(what, reply.message)
-                }
-            }
             throw ProblemDetails.pdfWork(error, work: "opening \(what)")
         }
     }

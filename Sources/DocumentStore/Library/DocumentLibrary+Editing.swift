@@ -1,7 +1,7 @@
-import Documents
+import DocumentModel
 import Foundation
 import HTTPTypes
-import Poppler
+import PDFTypes
 
 extension DocumentLibrary {
     /// A merge patch of the metadata (RFC 7396): members present are set, null clears, absent stay.

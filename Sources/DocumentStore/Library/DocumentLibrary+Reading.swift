@@ -1,8 +1,8 @@
-import Documents
+import DocumentModel
 import Foundation
 import NIOCore
 import PDFWorkerWire
-import Poppler
+import PDFTypes
 
 extension DocumentLibrary {
     /// Every document, oldest first.
@@ -105,8 +105,8 @@ extension DocumentLibrary {
     /// - Throws: 404 (document or page), 401, 400 for a page number below 1, 422 (damaged, or the page took
     ///   longer than the deadline), 503 (no worker free within the deadline, or too many requests waiting).
     public func pageText(_ id: DocumentID, page number: Int, password: String?) async throws -> (String, EntityTag) {
-        let (bytes, tag) = try await inWorker(id, page: number, password: password) { index, password in
-            PDFWorkerRequest(operation: .text, pageIndex: index, password: password)
+        let (bytes, tag) = try await inWorker(id, page: number, password: password) { document, index in
+            document.request(.text, page: index)
         }
         return (String(decoding: bytes, as: UTF8.self), tag)
     }
@@ -120,8 +120,10 @@ extension DocumentLibrary {
         guard dpi >= 1, dpi <= configuration.maxDPI else {
             throw ProblemDetails.invalidParameter("dpi", "dpi must be from 1 to \(configuration.maxDPI), not \(dpi)")
         }
-        return try await inWorker(id, page: number, password: password) { index, password in
-            PDFWorkerRequest(operation: .renderPNG, pageIndex: index, dpi: UInt32(dpi), password: password)
+        return try await inWorker(id, page: number, password: password) { document, index in
+            var request = document.request(.renderPNG, page: index)
+            request.dpi = UInt32(dpi)
+            return request
         }
     }
 
@@ -149,10 +151,10 @@ extension DocumentLibrary {
     }
 
     /// Runs a request about page `number` (from 1) in a worker process: on the bytes of the file that holds the
-    /// page as the document has them (with unsaved edits), queued with the document's other requests.
+    /// page, with the document's unsaved edits replayed, queued with the document's other requests.
     private func inWorker(
         _ id: DocumentID, page number: Int, password: String?,
-        _ makeRequest: (_ index: UInt32, _ password: String?) -> PDFWorkerRequest
+        _ makeRequest: (_ document: WorkerPDFDocument, _ index: Int) -> PDFWorkerRequest
     ) async throws -> (Data, EntityTag) {
         guard number >= 1 else {
             throw ProblemDetails.invalidParameter("n", "page numbers start at 1, not \(number)")
@@ -163,19 +165,14 @@ extension DocumentLibrary {
         guard number <= document.pageCount, let provider = document.dataProvider(forPageAt: number - 1) else {
             throw ProblemDetails.pageOutOfRange(number, pageCount: document.pageCount)
         }
-        let relative = document.relativePageIndex(forPageAt: number - 1)
-        let pdf: Data
-        if document.hasUnsavedChanges, let edited = try await blocking({ try document.unsavedData(for: provider) }) {
-            pdf = edited
-        } else if let read = (provider as? CoordinatedFileDataProvider)?.lastReadContents {
-            pdf = read
-        } else {
+        let (engineDocument, relative) = try document.engineDocument(forPageAt: number - 1)
+        guard let pdf = engineDocument as? WorkerPDFDocument else {
             throw ProblemDetails.damagedDocument(id, .init(file: provider.uid, reason: "its bytes are not loaded"))
         }
-        let request = makeRequest(UInt32(relative), document.isEncrypted ? password : nil)
+        let request = makeRequest(pdf, relative)
         let result: Data
         do {
-            result = try await workers.run(request, pdf: pdf, key: id.rawValue)
+            result = try await pdf.perform(request)
         } catch let error as PDFWorkError {
             let work =
                 request.operation == .renderPNG ? "rendering page \(number)" : "extracting the text of page \(number)"

@@ -1,4 +1,4 @@
-import Documents
+import DocumentModel
 import Foundation
 import Logging
 

@@ -1,10 +1,9 @@
-import Documents
+import DocumentModel
 import FileCoordination
 import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import Poppler
 import Synchronization
 
 /// The store's documents: the catalog, the open `Document`s (at most the configured number, least recently used
@@ -36,8 +35,8 @@ public final class DocumentLibrary: Sendable {
     /// The worker processes that render pages and extract text (the service's own process parses documents
     /// only to open them and to keep their edits).
     let workers: PDFWorkerPool
-    /// The workers' check of bytes before the service opens them.
-    let vetting: PDFVetting
+    /// What the workers found in the PDFs they opened lately.
+    let summaries = PDFSummaryCache()
     /// Where uploads are kept: `<store>/files`.
     let uploadDirectory: URL
     /// The upload directory and the configured roots, each opened once: every file of a document is opened
@@ -87,7 +86,6 @@ public final class DocumentLibrary: Sendable {
                 executable: configuration.pdfWorkerExecutable ?? PDFWorkerPool.defaultExecutable(),
                 workers: configuration.pdfWorkers, deadline: configuration.pdfDeadline),
             metrics: metrics, logger: logger)
-        vetting = PDFVetting(workers: workers)
         uploadDirectory = configuration.storeDirectory.appendingPathComponent("files", isDirectory: true)
         try FileManager.default.createDirectory(
             at: uploadDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -223,9 +221,15 @@ public final class DocumentLibrary: Sendable {
     ) {
         try await blocking {
             let providers = self.providers(for: record.files)
-            let document = Document(dataProviders: providers)
+            let document = Document(dataProviders: providers, engine: self.engine(for: record.id))
             if let password, document.errors.contains(where: Self.needsPassword) {
                 document.unlock(withPassword: password)
+            }
+            // No worker was free to open a file: that says nothing of the file. The document is not kept (the
+            // next request opens it again) and the client is told to retry.
+            if let transient = document.errors.lazy.compactMap(Self.transientWorkFailure).first {
+                if let first = providers.first { try? document.resolveFileConflict(for: first, with: .close) }
+                throw ProblemDetails.pdfWork(transient, work: "opening document \(record.id.rawValue)")
             }
             if let error = document.errors.first(where: { requireAll || Self.needsPassword($0) }) {
                 throw Self.needsPassword(error)
@@ -248,13 +252,28 @@ public final class DocumentLibrary: Sendable {
         return holding.max { $0.root.path.count < $1.root.path.count } ?? uploadConfinement
     }
 
-    /// Coordinated, confined providers for `paths` whose bytes a PDF worker opens first
-    /// (``VettedFileDataProvider``) and whose coordination waits feed the metrics.
+    /// The PDF engine of document `id`: its PDFs are parsed in the worker processes, its requests queued as
+    /// one document's.
+    func engine(for id: DocumentID) -> WorkerPDFEngine { engine(key: id.rawValue) }
+
+    /// A PDF engine whose requests are queued under `key`.
+    func engine(key: String) -> WorkerPDFEngine {
+        WorkerPDFEngine(pool: workers, summaries: summaries, key: key)
+    }
+
+    /// The worker failure behind `error` when it says nothing of the file (no worker was free or could start).
+    static func transientWorkFailure(_ error: DocumentError) -> PDFWorkError? {
+        guard case .unreadable(_, let underlying) = error, let work = underlying as? PDFWorkError, work.isTransient
+        else { return nil }
+        return work
+    }
+
+    /// Coordinated, confined providers for `paths` whose coordination waits feed the metrics.
     func providers(for paths: [String]) -> [CoordinatedFileDataProvider] {
         let metrics = metrics
         return paths.map { path in
-            let provider = VettedFileDataProvider(
-                fileURL: URL(fileURLWithPath: path), confinement: confinement(for: path), vetting: vetting)
+            let provider = CoordinatedFileDataProvider(
+                fileURL: URL(fileURLWithPath: path), confinement: confinement(for: path))
             provider.coordinationWaitObserver = { metrics.recordCoordinationWait($0) }
             return provider
         }

@@ -1,5 +1,5 @@
 import Crypto
-import Documents
+import DocumentModel
 import FileCoordination
 import Foundation
 import NIOCore
@@ -52,11 +52,21 @@ final class OpenDocument: @unchecked Sendable {
     /// is missing).
     var damage: DocumentRepresentations.Damage? {
         for provider in providers {
-            if let error = document.error(for: provider), !DocumentLibrary.needsPassword(error) {
+            if let error = document.error(for: provider), !DocumentLibrary.needsPassword(error),
+                DocumentLibrary.transientWorkFailure(error) == nil
+            {
                 return DocumentRepresentations.Damage(file: provider.fileURL.path, reason: error.description)
             }
         }
         return nil
+    }
+
+    /// Whether a file could not be (re)read only because no PDF worker was free: the document's state says
+    /// nothing true of that file until it is opened again.
+    var hasTransientFailure: Bool {
+        providers.contains { provider in
+            document.error(for: provider).flatMap(DocumentLibrary.transientWorkFailure) != nil
+        }
     }
 
     /// The content and tag of the version the cached answers describe, without waiting for anything: nil when no

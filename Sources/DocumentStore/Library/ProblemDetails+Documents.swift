@@ -1,7 +1,7 @@
 import PDFWorkerWire
-import Documents
+import DocumentModel
 import HTTPTypes
-import Poppler
+import PDFTypes
 
 /// The document-specific problems of `openapi.yaml`.
 extension ProblemDetails {

@@ -1,7 +1,7 @@
 import PDFWorkerWire
 
 /// Why a PDF request given to the worker processes did not give a result.
-enum PDFWorkError: Error, Sendable {
+enum PDFWorkError: Error, Sendable, CustomStringConvertible {
     /// The request ran longer than its deadline; its worker was killed and replaced.
     case deadlineExceeded(Duration)
     /// The document has as many requests waiting as it may.
@@ -16,4 +16,27 @@ enum PDFWorkError: Error, Sendable {
     case unavailable(String)
     /// The pool is shut down.
     case shutDown
+
+    /// Whether the failure says nothing of the PDF (no worker was free, or none could start): the work may
+    /// succeed when tried again, and the document is not damaged.
+    var isTransient: Bool {
+        switch self {
+        case .queueFull, .waitedTooLong, .unavailable, .shutDown: return true
+        case .deadlineExceeded, .workerCrashed, .refused: return false
+        }
+    }
+
+    /// One line: what happened to the work.
+    var description: String {
+        switch self {
+        case .deadlineExceeded(let deadline):
+            return "a PDF worker took longer than \(deadline) on it and was stopped"
+        case .queueFull: return "too many PDF requests of this document are waiting"
+        case .waitedTooLong(let deadline): return "no PDF worker was free within \(deadline)"
+        case .workerCrashed(let how): return "a PDF worker stopped while working on it (\(how))"
+        case .refused(let reply): return reply.message
+        case .unavailable(let reason): return "no PDF worker could be started: \(reason)"
+        case .shutDown: return "the service is stopping"
+        }
+    }
 }

@@ -39,6 +39,7 @@ final class PDFWorkerPool: Sendable {
     private struct Pending: Sendable {
         let request: PDFWorkerRequest
         let pdf: Data
+        let edits: [PDFWorkerEdit]
         let key: String
         let continuation: Completion
     }
@@ -117,33 +118,36 @@ final class PDFWorkerPool: Sendable {
         return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("quire-pdf").path
     }
 
-    /// Runs `request` on `pdf` in a worker, queued with the other requests of document `key`.
+    /// Runs `request` on `pdf` with its unsaved `edits` applied first, in a worker, queued with the other
+    /// requests of document `key`.
     /// - Returns: the result's bytes.
     /// - Throws: a ``PDFWorkError``, or `CancellationError` when the caller is cancelled while it waits.
-    func run(_ request: PDFWorkerRequest, pdf: Data, key: String) async throws -> Data {
+    func run(_ request: PDFWorkerRequest, pdf: Data, edits: [PDFWorkerEdit] = [], key: String) async throws -> Data {
         let job = state.withLock { state in
             defer { state.nextJob += 1 }
             return state.nextJob
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
-                submit(job, Pending(request: request, pdf: pdf, key: key, continuation: .async(continuation)))
+                submit(
+                    job,
+                    Pending(request: request, pdf: pdf, edits: edits, key: key, continuation: .async(continuation)))
             }
         } onCancel: {
             withdraw(job, because: nil)
         }
     }
 
-    /// ``run(_:pdf:key:)`` for synchronous code on a thread that may block (never the cooperative pool or an
-    /// event loop): waits at most about twice the deadline.
+    /// ``run(_:pdf:edits:key:)`` for synchronous code on a thread that may block (never the cooperative pool or
+    /// an event loop): waits at most about twice the deadline.
     /// - Throws: a ``PDFWorkError``.
-    func runBlocking(_ request: PDFWorkerRequest, pdf: Data, key: String) throws -> Data {
+    func runBlocking(_ request: PDFWorkerRequest, pdf: Data, edits: [PDFWorkerEdit] = [], key: String) throws -> Data {
         let job = state.withLock { state in
             defer { state.nextJob += 1 }
             return state.nextJob
         }
         let box = BlockingResult()
-        submit(job, Pending(request: request, pdf: pdf, key: key, continuation: .blocking(box)))
+        submit(job, Pending(request: request, pdf: pdf, edits: edits, key: key, continuation: .blocking(box)))
         return try box.wait().get()
     }
 
@@ -201,7 +205,8 @@ final class PDFWorkerPool: Sendable {
                 let worker = slots[slot]
                 worker.queue.async { [self] in
                     let result = worker.perform(
-                        pending.request, pdf: pending.pdf, document: pending.key, settings: settings, pool: self)
+                        pending.request, pdf: pending.pdf, edits: pending.edits, document: pending.key,
+                        settings: settings, pool: self)
                     pending.continuation.resume(with: result)
                     let next = state.withLock { state in
                         Self.steps(state.scheduler.finished(slot: slot, key: pending.key), &state)
@@ -259,20 +264,39 @@ final class PDFWorkerPool: Sendable {
 
         /// Runs one request on this slot's process (starting one if needed). On `queue`.
         func perform(
-            _ request: PDFWorkerRequest, pdf: Data, document: String, settings: Settings, pool: PDFWorkerPool
+            _ request: PDFWorkerRequest, pdf: Data, edits: [PDFWorkerEdit], document: String, settings: Settings,
+            pool: PDFWorkerPool
         ) -> Result<Data, any Error> {
             let input = pdf.withUnsafeBytes { CQuire_memfdWith("quire-pdf", $0.baseAddress, $0.count, 1) }
             guard input >= 0 else {
                 return .failure(PDFWorkError.unavailable("cannot put the PDF in a sealed memfd: errno \(errno)"))
             }
             defer { close(input) }
+            var request = request
+            var log: Int32 = -1
+            if !edits.isEmpty {
+                let bytes = PDFWorkerEdit.encode(edits)
+                guard bytes.count <= PDFWorkerMessage.maximumEditsLength else {
+                    return .failure(
+                        PDFWorkError.refused(
+                            PDFWorkerReply(
+                                status: .invalidArgument, message: "the unsaved edits are too large: save them first")))
+                }
+                log = bytes.withUnsafeBytes { CQuire_memfdWith("quire-edits", $0.baseAddress, $0.count, 1) }
+                guard log >= 0 else {
+                    return .failure(PDFWorkError.unavailable("cannot put the edits in a sealed memfd: errno \(errno)"))
+                }
+                request.editsLength = UInt32(bytes.count)
+            }
+            defer { if log >= 0 { close(log) } }
             do throws(PDFWorkError) {
                 if process == nil {
                     process = try PDFWorkerProcess.start(
                         executable: settings.executable, memoryLimitMiB: settings.memoryLimitMiB)
                 }
                 guard let process else { throw .unavailable("no worker process") }
-                let (reply, output) = try process.exchange(request, pdf: input, deadline: settings.deadline)
+                let (reply, output) = try process.exchange(
+                    request, pdf: input, edits: log, deadline: settings.deadline)
                 defer { if output >= 0 { close(output) } }
                 guard reply.status == .succeeded else { return .failure(PDFWorkError.refused(reply)) }
                 if reply.resultLength == 0 { return .success(Data()) }

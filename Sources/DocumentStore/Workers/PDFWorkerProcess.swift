@@ -68,12 +68,15 @@ final class PDFWorkerProcess {
         return PDFWorkerProcess(pid: pid, socket: ends[0])
     }
 
-    /// Sends `request` with `pdf` attached, and waits at most `deadline` for the reply.
+    /// Sends `request` with `pdf` (and the edit log `edits`, unless it is -1) attached, and waits at most
+    /// `deadline` for the reply.
     /// - Returns: the reply and the result's descriptor (-1 when none came).
     /// - Throws: ``PDFWorkError/deadlineExceeded(_:)`` (the caller kills the process),
     ///   ``PDFWorkError/workerCrashed(_:)`` when the process ended or answered with something that is not a
     ///   reply.
-    func exchange(_ request: PDFWorkerRequest, pdf: Int32, deadline: Duration) throws(PDFWorkError) -> (
+    func exchange(
+        _ request: PDFWorkerRequest, pdf: Int32, edits: Int32 = -1, deadline: Duration
+    ) throws(PDFWorkError) -> (
         PDFWorkerReply, Int32
     ) {
         let packet: [UInt8]
@@ -83,7 +86,10 @@ final class PDFWorkerProcess {
             throw .refused(PDFWorkerReply(status: .invalidArgument, message: error.description))
         }
         while true {
-            let sent = packet.withUnsafeBytes { CQuire_sendWithDescriptor(socket, $0.baseAddress, $0.count, pdf) }
+            let attached = edits >= 0 ? [pdf, edits] : [pdf]
+            let sent = packet.withUnsafeBytes {
+                CQuire_sendWithDescriptors(socket, $0.baseAddress, $0.count, attached, Int32(attached.count))
+            }
             if sent >= 0 { break }
             if errno == EINTR { continue }
             throw .workerCrashed(ended())

@@ -1,5 +1,5 @@
 import Foundation
-import Poppler
+import PDFTypes
 
 /// What kind of conflict a document's file is in.
 public enum FileConflictType: String, Sendable, Hashable {

@@ -1,11 +1,13 @@
 import FileCoordination
 import Foundation
-import Poppler
+import PDFTypes
 import Synchronization
 
 /// A PDF document made of one or more data providers, whose pages are concatenated in order.
 ///
-/// The Nutrient model on Linux: a document reads its providers with poppler, keeps edits (metadata,
+/// The Nutrient model on Linux: a document reads its providers with a ``PDFEngine`` (poppler in this process
+/// with `Documents`' convenience initializers; sandboxed worker processes in the document-store service), keeps
+/// edits (metadata,
 /// annotations) in memory until ``save()``, and is the ``FileCoordinationDelegate`` of its coordinated
 /// providers. When another program changes a file, a clean document reloads that provider alone; a document
 /// with unsaved changes gets a `.modification` ``conflict`` instead; a deleted file gives a `.deletion` conflict.
@@ -19,7 +21,7 @@ import Synchronization
 open class Document: FileCoordinationDelegate, @unchecked Sendable {
     struct Part {
         let provider: any DataProviding
-        var pdf: PDFDocument?
+        var pdf: (any PDFEngineDocument)?
         var error: DocumentError?
         var isDirty = false
         /// Counts edits, so that a save marks the part clean only if nothing changed while it wrote.
@@ -37,20 +39,25 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
     }
 
     let state: Mutex<State>
+    /// What parses the providers' PDFs.
+    public let engine: any PDFEngine
     let notificationQueue = DispatchQueue(label: "quire.document.notifications")
 
-    /// Opens the file at `url` through a ``CoordinatedFileDataProvider``, or a plain ``FileDataProvider`` when
-    /// `fileCoordinationEnabled` is false (then the document hears of no changes).
-    public convenience init(url: URL, fileCoordinationEnabled: Bool = true) {
+    /// Opens the file at `url` with `engine`, through a ``CoordinatedFileDataProvider``, or a plain
+    /// ``FileDataProvider`` when `fileCoordinationEnabled` is false (then the document hears of no changes).
+    /// `Documents` adds `init(url:fileCoordinationEnabled:)`, which uses poppler in this process.
+    public convenience init(url: URL, fileCoordinationEnabled: Bool = true, engine: any PDFEngine) {
         let provider: any DataProviding =
             fileCoordinationEnabled ? CoordinatedFileDataProvider(fileURL: url) : FileDataProvider(fileURL: url)
-        self.init(dataProviders: [provider])
+        self.init(dataProviders: [provider], engine: engine)
     }
 
-    /// Opens a document whose pages are those of `dataProviders`, in order. Coordinated providers get the
-    /// document as their ``CoordinatedFileDataProviding/coordinationDelegate``. Providers that fail to open
-    /// are kept, with 0 pages and their error in ``errors``.
-    public init(dataProviders: [any DataProviding]) {
+    /// Opens a document whose pages are those of `dataProviders`, in order, parsed by `engine`. Coordinated
+    /// providers get the document as their ``CoordinatedFileDataProviding/coordinationDelegate``. Providers that
+    /// fail to open are kept, with 0 pages and their error in ``errors``. `Documents` adds
+    /// `init(dataProviders:)`, which uses poppler in this process.
+    public init(dataProviders: [any DataProviding], engine: any PDFEngine) {
+        self.engine = engine
         state = Mutex(State(parts: dataProviders.map { Part(provider: $0) }))
         for index in dataProviders.indices { load(partAt: index) }
         for case let provider as any CoordinatedFileDataProviding in dataProviders {
@@ -165,6 +172,15 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
             dataProvider: provider, relativeIndex: relative)
     }
 
+    /// The opened PDF that holds page `pageIndex` (with its unsaved edits), and the page's index within it: for
+    /// callers that talk to the engine's document directly (the service sends its worker-backed documents' work
+    /// to its worker processes without blocking a thread).
+    /// - Throws: ``DocumentError/pageOutOfRange(_:pageCount:)``, ``DocumentError/closed``.
+    public func engineDocument(forPageAt pageIndex: Int) throws -> (document: any PDFEngineDocument, relativeIndex: Int) {
+        let (pdf, relative, _) = try page(pageIndex)
+        return (pdf, relative)
+    }
+
     /// The page's text, in reading order.
     /// - Throws: as ``pageInfo(at:)``.
     public func text(ofPageAt pageIndex: Int) throws -> String {
@@ -183,7 +199,7 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
         }
     }
 
-    /// The page rendered as a PNG image at `dpi` dots per inch (at most `PDFDocument.maximumDPI`).
+    /// The page rendered as a PNG image at `dpi` dots per inch (at most `PDFLimits.maximumDPI`).
     /// - Throws: as ``pageInfo(at:)``; a bad resolution or a too large image is a ``DocumentError/pdf(source:_:)``.
     public func renderPage(at pageIndex: Int, dpi: Double) throws -> Data {
         let (pdf, relative, provider) = try page(pageIndex)
@@ -206,9 +222,9 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
     func load(partAt index: Int, automatic: Bool = false) -> DocumentError? {
         let edits = state.withLock { $0.parts[index].edits }
         let (provider, password) = state.withLock { ($0.parts[index].provider, $0.password) }
-        let opened: Result<PDFDocument, DocumentError>
+        let opened: Result<any PDFEngineDocument, DocumentError>
         do {
-            opened = .success(try PDFDocument(data: try provider.data(), password: password))
+            opened = .success(try engine.openDocument(try provider.data(), password: password))
         } catch {
             opened = .failure(DocumentError.from(error, source: Self.sourceName(provider)))
         }
@@ -233,7 +249,7 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
     }
 
     /// The PDF, provider-relative index and provider of a page.
-    func page(_ pageIndex: Int) throws(DocumentError) -> (PDFDocument, Int, any DataProviding) {
+    func page(_ pageIndex: Int) throws(DocumentError) -> (any PDFEngineDocument, Int, any DataProviding) {
         try state.withLock { state throws(DocumentError) in
             guard !state.isClosed else { throw .closed }
             guard let (part, relative) = Self.locate(pageIndex, in: state.parts), let pdf = part.pdf else {
@@ -258,7 +274,7 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
         state.withLock { state in state.parts.firstIndex { $0.provider === provider } }
     }
 
-    /// Runs a poppler call, naming the provider in its error.
+    /// Runs an engine call, naming the provider in its error.
     static func source<T>(_ provider: any DataProviding, _ body: () throws -> T) throws(DocumentError) -> T {
         do {
             return try body()

@@ -11,9 +11,9 @@ public enum PDFError: Error, Sendable, Equatable {
     case invalid
     /// A page index outside `0..<pageCount`.
     case pageOutOfRange(Int)
-    /// A rendering resolution that is not finite, not positive, or above ``PDFDocument/maximumDPI``.
+    /// A rendering resolution that is not finite, not positive, or above ``PDFLimits/maximumDPI``.
     case invalidResolution(Double)
-    /// The rendered image would exceed ``PDFDocument/maximumRenderPixels`` pixels.
+    /// The rendered image would exceed ``PDFLimits/maximumRenderPixels`` pixels.
     case imageTooLarge(width: Int, height: Int)
     /// An annotation index outside the page's list of annotations.
     case annotationOutOfRange(page: Int, index: Int)
@@ -38,10 +38,10 @@ extension PDFError: CustomStringConvertible {
         case .pageOutOfRange(let index):
             return "page \(index + 1) does not exist in this document"
         case .invalidResolution(let dpi):
-            return "resolution \(dpi) dpi is out of range: use a value above 0 and at most \(Int(PDFDocument.maximumDPI))"
+            return "resolution \(dpi) dpi is out of range: use a value above 0 and at most \(Int(PDFLimits.maximumDPI))"
         case .imageTooLarge(let width, let height):
             return "the rendered page would be \(width)×\(height) pixels, above the limit of "
-                + "\(PDFDocument.maximumRenderPixels) pixels: use a lower resolution"
+                + "\(PDFLimits.maximumRenderPixels) pixels: use a lower resolution"
         case .annotationOutOfRange(let page, let index):
             return "page \(page + 1) has no annotation number \(index)"
         case .invalidArgument(let reason):
@@ -50,4 +50,12 @@ extension PDFError: CustomStringConvertible {
             return "\(operation) failed: \(reason)"
         }
     }
+}
+
+/// The bounds every PDF engine applies to rendering, whether it runs in-process or in a worker.
+public enum PDFLimits {
+    /// The highest rendering resolution accepted, in dots per inch.
+    public static let maximumDPI: Double = 1200
+    /// The largest rendered image, in pixels (about 600 MB of pixels).
+    public static let maximumRenderPixels = 150_000_000
 }

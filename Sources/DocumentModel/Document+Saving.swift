@@ -1,6 +1,6 @@
 import FileCoordination
 import Foundation
-import Poppler
+import PDFTypes
 
 extension Document {
     // MARK: edits
@@ -8,7 +8,7 @@ extension Document {
     /// Sets the metadata of the first provider's PDF; the document has unsaved changes until ``save()``.
     /// - Throws: ``DocumentError/closed``, or the first provider's opening error.
     public func setMetadata(_ metadata: DocumentMetadata) throws {
-        try edit(partAt: 0) { pdf in pdf.metadata = metadata.pdfMetadata }
+        try edit(partAt: 0) { pdf in try pdf.setMetadata(metadata.pdfMetadata) }
     }
 
     /// Adds a note or a highlight to a page; the document has unsaved changes until ``save()``.
@@ -120,8 +120,9 @@ extension Document {
     // MARK: private
 
     /// Runs an edit on a part's PDF and marks the part dirty.
-    func edit(partAt index: Int, _ body: (PDFDocument) throws -> Void) throws {
-        let (pdf, provider) = try state.withLock { state throws(DocumentError) -> (PDFDocument, any DataProviding) in
+    func edit(partAt index: Int, _ body: (any PDFEngineDocument) throws -> Void) throws {
+        let (pdf, provider) = try state.withLock {
+            state throws(DocumentError) -> (any PDFEngineDocument, any DataProviding) in
             guard !state.isClosed else { throw .closed }
             guard index < state.parts.count else { throw .pageOutOfRange(0, pageCount: 0) }
             let part = state.parts[index]

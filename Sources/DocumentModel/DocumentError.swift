@@ -1,4 +1,4 @@
-import Poppler
+import PDFTypes
 
 /// An error of a ``Document``. Every case that concerns a file names it (`source` is the file's path, or the
 /// uid of a provider that has no file).
