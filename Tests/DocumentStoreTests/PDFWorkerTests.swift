@@ -234,3 +234,77 @@ struct PDFWorkSchedulerTests {
         #expect(scheduler.queuedCount == 0)
     }
 }
+
+/// Edits live in the service as a log; renders of an edited document and its saves run in workers, with the
+/// deadline.
+@Suite("Edits and saves in PDF workers")
+struct PDFWorkerEditTests {
+    @Test("An unsaved highlight shows in a worker's render; the saved file carries it and renders the same")
+    func unsavedEditsRendered() async throws {
+        let service = try DocumentService()
+        try await service.run { client in
+            let (id, tag, url) = try await CoherenceTests.registered(service, client)
+            let before = try await client.execute(uri: "/documents/\(id)/pages/1/image?dpi=36", method: .get)
+            #expect(before.status == .ok)
+            let annotated = try await client.send(
+                "/documents/\(id)/annotations", .post,
+                json: #"{"kind": "highlight", "page": 1, "rect": {"x": 50, "y": 50, "width": 400, "height": 300}}"#)
+            #expect(annotated.status == .ok)
+            let edited = try await client.execute(uri: "/documents/\(id)/pages/1/image?dpi=36", method: .get)
+            #expect(edited.status == .ok)
+            #expect(edited.body != before.body, "the unsaved highlight is not in the render")
+            let saved = try await client.execute(uri: "/documents/\(id)/save", method: .post, headers: [.ifMatch: tag])
+            #expect(saved.status == .ok)
+            let onDisk = try Data(contentsOf: url)
+            #expect(String(decoding: onDisk, as: UTF8.self).contains("/Highlight"))
+            let after = try await client.execute(uri: "/documents/\(id)/pages/1/image?dpi=36", method: .get)
+            #expect(after.body == edited.body)
+        }
+    }
+
+    @Test("A save whose worker misses its deadline fails with 422, leaves the file and the edits; then it saves")
+    func saveDeadline() async throws {
+        // A worker that serves as quire-pdf does until a marker file exists, then never answers.
+        let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("quire-save-\(UUID())")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let marker = scratch.appendingPathComponent("stall")
+        let script = scratch.appendingPathComponent("worker.sh")
+        try Data(
+            "#!/bin/sh\n[ -e '\(marker.path)' ] && exec sleep 1000\nexec '\(PDFWorkerPool.defaultExecutable())' \"$@\"\n"
+                .utf8
+        ).write(to: script)
+        #expect(chmod(script.path, 0o755) == 0)
+        let service = try DocumentService(pdfDeadline: .seconds(1), pdfWorkers: 1, pdfWorkerExecutable: script.path)
+        try await service.run { client in
+            let (id, _, url) = try await CoherenceTests.registered(service, client)
+            let original = try Data(contentsOf: url)
+            let patched = try await client.send(
+                "/documents/\(id)/metadata", .patch, json: #"{"title": "Saved by a worker"}"#,
+                headers: [.contentType: "application/merge-patch+json"])
+            #expect(patched.status == .ok)
+            let tag = try #require(patched.headers[.eTag])
+            try Data().write(to: marker)
+            for pid in service.library.workers.workerProcessIDs { kill(pid, SIGKILL) }
+            // The next request finds that worker gone; the one after it gets a new worker, which stalls.
+            _ = try await client.execute(uri: "/documents/\(id)/pages/1/text", method: .get)
+            let started = ContinuousClock.now
+            let stalled = try await client.execute(
+                uri: "/documents/\(id)/save", method: .post, headers: [.ifMatch: tag])
+            #expect(stalled.status == .unprocessableContent)
+            #expect(
+                try jsonObject(stalled)["type"] as? String == "/problems/pdf-work-too-long",
+                "\(String(buffer: stalled.body))")
+            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(try Data(contentsOf: url) == original)
+            let info = try jsonObject(try await client.execute(uri: "/documents/\(id)", method: .get))
+            #expect(info["state"] as? String == "dirty")
+            try FileManager.default.removeItem(at: marker)
+            let saved = try await client.execute(uri: "/documents/\(id)/save", method: .post, headers: [.ifMatch: tag])
+            #expect(saved.status == .ok, "\(String(buffer: saved.body))")
+            // poppler writes Info strings as UTF-16BE in hexadecimal.
+            let title = "<feff" + "Saved by a worker".utf16.map { String(format: "%04x", $0) }.joined() + ">"
+            #expect(String(decoding: try Data(contentsOf: url), as: UTF8.self).contains("/Title " + title))
+        }
+    }
+}

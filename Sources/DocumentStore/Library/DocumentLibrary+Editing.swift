@@ -167,12 +167,25 @@ extension DocumentLibrary {
                 do {
                     try document.save()
                 } catch {
+                    if let work = Self.workFailure(error) {
+                        throw ProblemDetails.pdfWork(work, work: "saving document \(id.rawValue)")
+                    }
                     throw ProblemDetails(status: .internalServerError, detail: "saving failed: \(error)")
                 }
             }
             let files = try await blocking { open.measureFiles() }
             await self.record(.saved, Self.updated(record, from: open, files: files))
             return try await info(of: open)
+        }
+    }
+
+    /// The worker failure behind a failed save or reload (a crash, a missed deadline, no worker free), if any.
+    static func workFailure(_ error: any Error) -> PDFWorkError? {
+        switch error {
+        case let work as PDFWorkError: return work
+        case DocumentError.saveFailed(_, let underlying), DocumentError.unreadable(_, let underlying):
+            return underlying as? PDFWorkError
+        default: return nil
         }
     }
 
@@ -217,6 +230,9 @@ extension DocumentLibrary {
                     do {
                         try document.resolveFileConflict(for: provider, with: resolution)
                     } catch let error as DocumentError {
+                        if let work = Self.workFailure(error) {
+                            throw ProblemDetails.pdfWork(work, work: "saving document \(id.rawValue)")
+                        }
                         if case .fileNotFound = error {
                             throw ProblemDetails.documentInConflict(
                                 id, "its file was deleted and cannot be reloaded: resolve with save or close")
