@@ -11,7 +11,8 @@ public struct ServeArguments: ParsableArguments {
             Flags beat QUIRE_* environment variables (QUIRE_HOST, QUIRE_PORT, QUIRE_STORE, QUIRE_ROOTS \
             colon-separated, QUIRE_TOKEN, QUIRE_COORDINATION_SCOPE, QUIRE_MAX_UPLOAD_BYTES, \
             QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI, QUIRE_UPLOAD_BUDGET_BYTES, QUIRE_HEADER_TIMEOUT_SECONDS, \
-            QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MAX_CONNECTIONS, QUIRE_PDF_WORKERS, QUIRE_PDF_DEADLINE_SECONDS), \
+            QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MAX_CONNECTIONS, QUIRE_PDF_WORKERS, QUIRE_PDF_DEADLINE_SECONDS, \
+            QUIRE_PDF_MEMORY_MIB), \
             which beat the --config file, which beats the built-in defaults (config/quire.json; config/README.md \
             lists every key). Prints "quire serve: listening on \
             http://HOST:PORT" on standard output once it accepts connections (with the port chosen when --port \
@@ -115,6 +116,12 @@ public struct ServeArguments: ParsableArguments {
         name: .customLong("pdf-deadline-seconds"),
         help: ArgumentHelp("How long one page render or text extraction may take (default: 10).", valueName: "n"))
     public var pdfDeadlineSeconds: Int?
+
+    /// The address space of one PDF worker.
+    @Option(
+        name: .customLong("pdf-memory-mib"),
+        help: ArgumentHelp("The memory one PDF worker process may map, in MiB (default: 2048).", valueName: "n"))
+    public var pdfMemoryMiB: Int?
 
     /// Makes empty arguments (ArgumentParser fills them in).
     public init() {}

@@ -9,7 +9,7 @@ extension ServeArguments {
             maxUploadBytes: maxUploadBytes, maxOpenDocuments: maxOpenDocuments, maxDPI: maxDPI,
             uploadBudgetBytes: uploadBudgetBytes, headerTimeoutSeconds: headerTimeoutSeconds,
             idleTimeoutSeconds: idleTimeoutSeconds, maxConnections: maxConnections, pdfWorkers: pdfWorkers,
-            pdfDeadlineSeconds: pdfDeadlineSeconds, token: token,
+            pdfDeadlineSeconds: pdfDeadlineSeconds, pdfMemoryMiB: pdfMemoryMiB, token: token,
             roots: roots)
     }
 }

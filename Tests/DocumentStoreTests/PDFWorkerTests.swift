@@ -101,30 +101,65 @@ struct PDFWorkerTests {
         }
     }
 
-    @Test("A worker killed mid-request fails that request with 422; the next request gets a new worker")
-    func workerCrash() async throws {
-        let service = try DocumentService(pdfDeadline: .seconds(30), pdfWorkers: 1)
+    @Test(
+        "A worker killed mid-render fails that request alone with 422; the same document's next request succeeds",
+        arguments: [SIGSEGV, SIGKILL])
+    func workerCrash(signal: Int32) async throws {
+        let service = try DocumentService(pdfDeadline: .seconds(30), pdfWorkers: 2)
         try await service.run { client in
             let slow = try await Self.upload(client, SlowPDF.data())
+            let normal = try await Self.upload(client, try Fixture.data("hundred-pages.pdf"))
             let render = Task {
                 try await client.execute(uri: "/documents/\(slow)/pages/1/image?dpi=72", method: .get)
             }
-            // Wait until the render holds the one worker, then crash it as poppler would.
+            // Wait until the render holds a worker, then end that worker as a poppler crash (or the OOM killer)
+            // would.
             var worker: pid_t?
             let deadline = ContinuousClock.now + .seconds(10)
             while worker == nil, ContinuousClock.now < deadline {
-                worker = service.library.workers.workerProcessIDs.first
-                if worker == nil { try await Task.sleep(for: .milliseconds(20)) }
+                worker = service.library.workers.busyWorkerProcessIDs.first
+                if worker == nil { try await Task.sleep(for: .milliseconds(10)) }
             }
             let pid = try #require(worker)
-            try await Task.sleep(for: .milliseconds(200))  // let it start rendering
-            #expect(kill(pid, SIGSEGV) == 0)
+            // Meanwhile the other document is served by the other worker, before, during and after the crash.
+            let others = Task {
+                var statuses: [HTTPResponse.Status] = []
+                for page in 1...20 {
+                    statuses.append(
+                        try await client.execute(uri: "/documents/\(normal)/pages/\(page)/text", method: .get).status)
+                }
+                return statuses
+            }
+            try await Task.sleep(for: .milliseconds(100))  // let it render for a while
+            #expect(kill(pid, signal) == 0)
             let response = try await render.value
             #expect(response.status == .unprocessableContent)
             #expect(String(buffer: response.body).contains("/problems/pdf-worker-crashed"))
-            let normal = try await Self.upload(client, try Fixture.data("one-page.pdf"))
-            let text = try await client.execute(uri: "/documents/\(normal)/pages/1/text", method: .get)
+            #expect(String(buffer: response.body).contains("signal \(signal)"))
+            #expect(try await others.value.allSatisfy { $0 == .ok })
+            // The same document again: a new worker serves it.
+            let text = try await client.execute(uri: "/documents/\(slow)/pages/1/text", method: .get)
             #expect(text.status == .ok)
+            let health = try await client.execute(uri: "/health", method: .get)
+            #expect(health.status == .ok)
+            let metrics = try await client.execute(uri: "/metrics", method: .get)
+            #expect(String(buffer: metrics.body).contains("quire_pdf_worker_restarts_total 1"))
+        }
+    }
+
+    @Test("A render that needs more memory than a worker may map fails cleanly (422); the next one is served")
+    func memoryLimit() async throws {
+        // 192 MiB of address space (an idle worker maps about 100): a 600-dpi render of a letter page needs
+        // 135 MB of pixels.
+        let service = try DocumentService(pdfWorkers: 1, pdfMemoryMiB: 192)
+        try await service.run { client in
+            let id = try await Self.upload(client, try Fixture.data("one-page.pdf"))
+            let big = try await client.execute(uri: "/documents/\(id)/pages/1/image?dpi=600", method: .get)
+            #expect(big.status == .unprocessableContent, "\(String(buffer: big.body))")
+            #expect(String(buffer: big.body).contains("/problems/"))
+            let small = try await client.execute(uri: "/documents/\(id)/pages/1/image?dpi=72", method: .get)
+            #expect(small.status == .ok)
+            #expect(small.headers[.contentType] == "image/png")
         }
     }
 }

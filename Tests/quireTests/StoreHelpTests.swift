@@ -23,11 +23,11 @@ struct StoreHelpTests {
         Flags beat QUIRE_* environment variables (QUIRE_HOST, QUIRE_PORT, QUIRE_STORE, QUIRE_ROOTS
         colon-separated, QUIRE_TOKEN, QUIRE_COORDINATION_SCOPE, QUIRE_MAX_UPLOAD_BYTES,
         QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI, QUIRE_UPLOAD_BUDGET_BYTES, QUIRE_HEADER_TIMEOUT_SECONDS,
-        QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MAX_CONNECTIONS, QUIRE_PDF_WORKERS, QUIRE_PDF_DEADLINE_SECONDS),
-        which beat the --config file, which beats the built-in defaults (config/quire.json;
-        config/README.md lists every key). Prints "quire serve: listening on http://HOST:PORT" on standard
-        output once it accepts connections (with the port chosen when --port is 0); the log goes to
-        standard error. SIGINT or SIGTERM stops it gracefully.
+        QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MAX_CONNECTIONS, QUIRE_PDF_WORKERS, QUIRE_PDF_DEADLINE_SECONDS,
+        QUIRE_PDF_MEMORY_MIB), which beat the --config file, which beats the built-in defaults
+        (config/quire.json; config/README.md lists every key). Prints "quire serve: listening on
+        http://HOST:PORT" on standard output once it accepts connections (with the port chosen when --port
+        is 0); the log goes to standard error. SIGINT or SIGTERM stops it gracefully.
 
         Exit codes: 0 stopped by SIGINT or SIGTERM; 64 bad usage; 69 the address cannot be bound; 70
         internal failure; 73 the store directory or its catalog cannot be opened; 75 another quire serve
@@ -61,6 +61,7 @@ struct StoreHelpTests {
                                   core).
           --pdf-deadline-seconds <n>
                                   How long one page render or text extraction may take (default: 10).
+          --pdf-memory-mib <n>    The memory one PDF worker process may map, in MiB (default: 2048).
           --version               Show the version.
           -h, --help              Show help information.
 

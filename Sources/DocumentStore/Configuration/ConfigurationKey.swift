@@ -35,6 +35,8 @@ struct ConfigurationKey: Sendable, Hashable {
         name: "pdfWorkers", environmentVariable: "QUIRE_PDF_WORKERS", flag: "--pdf-workers")
     static let pdfDeadlineSeconds = ConfigurationKey(
         name: "pdfDeadlineSeconds", environmentVariable: "QUIRE_PDF_DEADLINE_SECONDS", flag: "--pdf-deadline-seconds")
+    static let pdfMemoryMiB = ConfigurationKey(
+        name: "pdfMemoryMiB", environmentVariable: "QUIRE_PDF_MEMORY_MIB", flag: "--pdf-memory-mib")
     static let token = ConfigurationKey(name: "token", environmentVariable: "QUIRE_TOKEN", flag: "--token")
     /// Colon-separated in the environment (as `PATH`); `--root` is repeated on the command line.
     static let roots = ConfigurationKey(name: "roots", environmentVariable: "QUIRE_ROOTS", flag: "--root")
@@ -42,6 +44,6 @@ struct ConfigurationKey: Sendable, Hashable {
     /// Every key, in the order the README documents them.
     static let all: [ConfigurationKey] = [
         .store, .host, .port, .coordinationScope, .maxUploadBytes, .maxOpenDocuments, .maxDPI, .uploadBudgetBytes,
-        .headerTimeoutSeconds, .idleTimeoutSeconds, .maxConnections, .pdfWorkers, .pdfDeadlineSeconds, .token, .roots,
+        .headerTimeoutSeconds, .idleTimeoutSeconds, .maxConnections, .pdfWorkers, .pdfDeadlineSeconds, .pdfMemoryMiB, .token, .roots,
     ]
 }

@@ -29,6 +29,8 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     public var pdfWorkers: Int?
     /// `--pdf-deadline-seconds N`.
     public var pdfDeadlineSeconds: Int?
+    /// `--pdf-memory-mib N`.
+    public var pdfMemoryMiB: Int?
     /// `--token T`.
     public var token: String?
     /// `--root DIR`, repeated; empty when not given.
@@ -49,6 +51,7 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         maxConnections: Int? = nil,
         pdfWorkers: Int? = nil,
         pdfDeadlineSeconds: Int? = nil,
+        pdfMemoryMiB: Int? = nil,
         token: String? = nil,
         roots: [String] = []
     ) {
@@ -65,6 +68,7 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         self.maxConnections = maxConnections
         self.pdfWorkers = pdfWorkers
         self.pdfDeadlineSeconds = pdfDeadlineSeconds
+        self.pdfMemoryMiB = pdfMemoryMiB
         self.token = token
         self.roots = roots
     }
@@ -89,6 +93,7 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         set(.maxConnections, maxConnections.map(ConfigContent.int))
         set(.pdfWorkers, pdfWorkers.map(ConfigContent.int))
         set(.pdfDeadlineSeconds, pdfDeadlineSeconds.map(ConfigContent.int))
+        set(.pdfMemoryMiB, pdfMemoryMiB.map(ConfigContent.int))
         set(.token, token.map(ConfigContent.string), isSecret: true)
         set(.roots, roots.isEmpty ? nil : .stringArray(roots))
         return InMemoryProvider(name: "flags", values: values).snapshot()

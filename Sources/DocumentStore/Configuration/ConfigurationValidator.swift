@@ -28,6 +28,7 @@ struct ConfigurationValidator {
         configuration.pdfWorkers = try bounded(.pdfWorkers, 1...256, "a number of worker processes from 1 to 256")
         configuration.pdfDeadline = .seconds(
             try bounded(.pdfDeadlineSeconds, 1...3600, "a number of seconds from 1 to 3600"))
+        configuration.pdfMemoryMiB = try bounded(.pdfMemoryMiB, 64...1_048_576, "a number of MiB from 64 to 1048576")
         return configuration
     }
 

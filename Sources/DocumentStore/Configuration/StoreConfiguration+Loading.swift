@@ -18,6 +18,7 @@ extension StoreConfiguration {
         AbsoluteConfigKey(ConfigurationKey.pdfWorkers.components): ConfigValue(
             .int(max(1, ProcessInfo.processInfo.activeProcessorCount)), isSecret: false),
         AbsoluteConfigKey(ConfigurationKey.pdfDeadlineSeconds.components): 10,
+        AbsoluteConfigKey(ConfigurationKey.pdfMemoryMiB.components): 2048,
         AbsoluteConfigKey(ConfigurationKey.roots.components): ConfigValue(.stringArray([]), isSecret: false),
     ]
 
@@ -26,7 +27,8 @@ extension StoreConfiguration {
     /// Precedence, highest first: `overrides` (the command-line flags), `environment` (`QUIRE_HOST`, `QUIRE_PORT`,
     /// `QUIRE_STORE`, `QUIRE_ROOTS` colon-separated, `QUIRE_TOKEN`, `QUIRE_COORDINATION_SCOPE`,
     /// `QUIRE_MAX_UPLOAD_BYTES`, `QUIRE_MAX_OPEN_DOCUMENTS`, `QUIRE_MAX_DPI`, `QUIRE_UPLOAD_BUDGET_BYTES`,
-    /// `QUIRE_HEADER_TIMEOUT_SECONDS`, `QUIRE_IDLE_TIMEOUT_SECONDS`, `QUIRE_MAX_CONNECTIONS`), the JSON file
+    /// `QUIRE_HEADER_TIMEOUT_SECONDS`, `QUIRE_IDLE_TIMEOUT_SECONDS`, `QUIRE_MAX_CONNECTIONS`, `QUIRE_PDF_WORKERS`,
+    /// `QUIRE_PDF_DEADLINE_SECONDS`, `QUIRE_PDF_MEMORY_MIB`), the JSON file
     /// `configFile`, then the
     /// built-in defaults. Relative paths are resolved against `workingDirectory`.
     /// - Throws: ``ConfigurationError``, whose description is the one line to print before stopping: the file is

@@ -49,6 +49,9 @@ public struct StoreConfiguration: Sendable, Equatable {
     /// How long one PDF request (render, text) may wait for a worker and then run: past it the request fails
     /// and a running worker is killed and replaced (default 10 s).
     public var pdfDeadline: Duration = .seconds(10)
+    /// The address space one PDF worker may map, in MiB (`RLIMIT_AS`; default 2048): a PDF whose parse or render
+    /// needs more fails in its worker (422), never in the service.
+    public var pdfMemoryMiB: Int = 2048
     /// The `quire-pdf` executable the workers run; nil takes the one next to this process's executable (or
     /// `QUIRE_PDF_WORKER`).
     public var pdfWorkerExecutable: String?

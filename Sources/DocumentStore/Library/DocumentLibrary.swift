@@ -79,12 +79,16 @@ public final class DocumentLibrary: Sendable {
         self.metrics = metrics
         self.logger = logger
         events = EventBroadcaster(keepAliveInterval: keepAliveInterval, bufferBound: eventBufferBound, logger: logger)
-        pool = NIOThreadPool(numberOfThreads: max(2, ProcessInfo.processInfo.activeProcessorCount))
+        // One thread per core for the store's own blocking work, and one per PDF worker: opening a document waits
+        // for a worker's probe on one of these threads, and slow probes must not leave none for other documents.
+        pool = NIOThreadPool(
+            numberOfThreads: max(2, ProcessInfo.processInfo.activeProcessorCount) + configuration.pdfWorkers)
         pool.start()
         workers = PDFWorkerPool(
             settings: .init(
                 executable: configuration.pdfWorkerExecutable ?? PDFWorkerPool.defaultExecutable(),
-                workers: configuration.pdfWorkers, deadline: configuration.pdfDeadline),
+                workers: configuration.pdfWorkers, deadline: configuration.pdfDeadline,
+                memoryLimitMiB: configuration.pdfMemoryMiB),
             metrics: metrics, logger: logger)
         uploadDirectory = configuration.storeDirectory.appendingPathComponent("files", isDirectory: true)
         try FileManager.default.createDirectory(

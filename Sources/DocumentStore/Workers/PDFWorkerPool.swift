@@ -179,6 +179,11 @@ final class PDFWorkerPool: Sendable {
     /// Requests waiting for a worker.
     var queuedCount: Int { state.withLock { $0.scheduler.queuedCount } }
 
+    /// The process ids of the workers holding a request now (for tests).
+    var busyWorkerProcessIDs: [pid_t] {
+        slots.compactMap { slot in slot.isBusy.withLock { $0 } ? slot.processID.withLock { $0 } : nil }
+    }
+
     /// The process ids of the workers running now (for operators' tools and tests).
     var workerProcessIDs: [pid_t] { slots.compactMap { $0.processID.withLock { $0 } } }
 
@@ -252,6 +257,8 @@ final class PDFWorkerPool: Sendable {
         }
         /// The process's id, readable from anywhere.
         let processID = Mutex<pid_t?>(nil)
+        /// Whether the slot's process holds a request now, readable from anywhere.
+        let isBusy = Mutex(false)
 
         init(index: Int) {
             queue = DispatchQueue(label: "quire.pdf-worker.\(index)")
@@ -295,6 +302,8 @@ final class PDFWorkerPool: Sendable {
                         executable: settings.executable, memoryLimitMiB: settings.memoryLimitMiB)
                 }
                 guard let process else { throw .unavailable("no worker process") }
+                isBusy.withLock { $0 = true }
+                defer { isBusy.withLock { $0 = false } }
                 let (reply, output) = try process.exchange(
                     request, pdf: input, edits: log, deadline: settings.deadline)
                 defer { if output >= 0 { close(output) } }

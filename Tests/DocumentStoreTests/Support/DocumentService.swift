@@ -23,7 +23,7 @@ struct DocumentService {
 
     init(
         maxOpenDocuments: Int = 64, token: String? = nil, pdfDeadline: Duration = .seconds(10), pdfWorkers: Int = 2,
-        pdfWorkerExecutable: String? = nil
+        pdfWorkerExecutable: String? = nil, pdfMemoryMiB: Int = 2048
     ) throws {
         directory = try TemporaryDirectory()
         let base = directory.url.resolvingSymlinksInPath()
@@ -35,6 +35,7 @@ struct DocumentService {
         configuration.pdfDeadline = pdfDeadline
         configuration.pdfWorkers = pdfWorkers
         configuration.pdfWorkerExecutable = pdfWorkerExecutable
+        configuration.pdfMemoryMiB = pdfMemoryMiB
         catalog = try Catalog(storeDirectory: configuration.storeDirectory)
         var logger = Logger(label: "quire.test")
         logger.logLevel = .critical
