@@ -45,6 +45,15 @@ let package = Package(
             dependencies: [.product(name: "FileCoordination", package: "Quire")],
             path: "CrossProcessLatency"
         ),
+        // The PDF worker processes against poppler in-process (issue 14): info, text, render, replacement.
+        .executableTarget(
+            name: "WorkerLatency",
+            dependencies: [
+                .product(name: "DocumentStore", package: "Quire"),
+                .product(name: "Documents", package: "Quire"),
+            ],
+            path: "WorkerLatency"
+        ),
         // The service for the side-by-side HTTP comparisons of issue 7 (compare-store.sh).
         .executableTarget(
             name: "StoreServer",

@@ -189,3 +189,14 @@ int CQuire_setNoNewPrivileges(void) {
 int CQuire_spawnCloseFrom(posix_spawn_file_actions_t *actions, int lowest) {
     return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }
+
+int CQuire_sealedIdentity(int descriptor, uint64_t *device, uint64_t *inode) {
+    int seals = fcntl(descriptor, F_GET_SEALS);
+    int needed = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
+    if (seals < 0 || (seals & needed) != needed) return -1;
+    struct stat info;
+    if (fstat(descriptor, &info) != 0 || !S_ISREG(info.st_mode)) return -1;
+    *device = (uint64_t)info.st_dev;
+    *inode = (uint64_t)info.st_ino;
+    return 0;
+}

@@ -34,6 +34,8 @@ struct Worker: ParsableCommand {
 struct PDFWorkerLoop {
     /// The socket to the service.
     let socket: Int32
+    /// The documents this worker opened lately.
+    private let opened = OpenedDocuments()
 
     /// Limits the process before any request: no new privileges, killed with its parent, bounded memory and
     /// descriptors.
@@ -94,22 +96,23 @@ struct PDFWorkerLoop {
     /// Performs a request on the attached PDF (and edit log): the reply and the result's memfd (or -1).
     private func answer(_ request: PDFWorkerRequest, descriptors: [Int32]) -> (PDFWorkerReply, Int32) {
         let expected = request.editsLength > 0 ? 2 : 1
-        guard descriptors.count == expected, let data = Self.readAll(descriptors[0]) else {
-            return (PDFWorkerReply(status: .failed, message: "no readable PDF (or edit log) was attached"), -1)
+        guard descriptors.count == expected else {
+            return (PDFWorkerReply(status: .failed, message: "no PDF (or edit log) was attached"), -1)
         }
+        var log: [UInt8] = []
         var edits: [PDFWorkerEdit] = []
         if request.editsLength > 0 {
-            guard let log = Self.readAll(descriptors[1]), log.count == Int(request.editsLength),
-                let decoded = try? PDFWorkerEdit.decode(Array(log))
+            guard let bytes = Self.readAll(descriptors[1]), bytes.count == Int(request.editsLength),
+                let decoded = try? PDFWorkerEdit.decode(Array(bytes))
             else {
                 return (PDFWorkerReply(status: .failed, message: "the attached edit log is not readable"), -1)
             }
+            log = Array(bytes)
             edits = decoded
         }
         let result: Data
         do {
-            let document = try PDFDocument(data: data, password: request.password)
-            for edit in edits { try Self.apply(edit, to: document) }
+            let document = try openedDocument(descriptors[0], password: request.password, log: log, edits: edits)
             let page = Int(request.pageIndex)
             switch request.operation {
             case .renderPNG: result = try document.renderPNG(pageAt: page, dpi: Double(request.dpi))
@@ -128,6 +131,28 @@ struct PDFWorkerLoop {
             return (PDFWorkerReply(status: .failed, message: "the result could not be written: errno \(errno)"), -1)
         }
         return (PDFWorkerReply(status: .succeeded, resultLength: UInt64(result.count)), output)
+    }
+
+    /// The PDF in `descriptor` opened with `password` and the edits applied: the one opened for an earlier
+    /// request when the descriptor is the same sealed memfd (whose content cannot have changed) with the same
+    /// password and edit log, else a new one.
+    /// - Throws: `PDFError` from opening or editing; `.operationFailed` when the descriptor cannot be read.
+    private func openedDocument(
+        _ descriptor: Int32, password: String?, log: [UInt8], edits: [PDFWorkerEdit]
+    ) throws(PDFError) -> PDFDocument {
+        var device: UInt64 = 0
+        var inode: UInt64 = 0
+        let key: OpenedDocuments.Key? =
+            CQuire_sealedIdentity(descriptor, &device, &inode) == 0
+            ? OpenedDocuments.Key(device: device, inode: inode, password: password, edits: log) : nil
+        if let key, let document = opened.document(for: key) { return document }
+        guard let data = Self.readAll(descriptor) else {
+            throw .operationFailed(operation: "reading the attached PDF", reason: "it is not a readable memfd")
+        }
+        let document = try PDFDocument(data: data, password: password)
+        for edit in edits { try Self.apply(edit, to: document) }
+        if let key { opened.insert(document, for: key, holding: descriptor) }
+        return document
     }
 
     /// Every page's size and label, and the metadata: what the service shows of a document it opened.
@@ -181,5 +206,41 @@ struct PDFWorkerLoop {
         var data = Data(count: Int(size))
         let read = data.withUnsafeMutableBytes { CQuire_readExactly(descriptor, $0.baseAddress, $0.count) }
         return read == 0 ? data : nil
+    }
+}
+
+/// The last few documents a worker opened, by the identity of the sealed memfd they came in and the password
+/// and edits applied: the service sends a document's bytes in the same memfd with every request, so its next
+/// request finds the document already open. A cache only: a new worker starts empty and loses nothing.
+final class OpenedDocuments {
+    /// What identifies an opened document.
+    struct Key: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var password: String?
+        var edits: [UInt8]
+    }
+
+    /// How many documents are kept open.
+    static let capacity = 2
+    /// Each entry holds a duplicate of its memfd, so that its inode (the key) is not freed and given to another
+    /// memfd while the entry lives.
+    private var entries: [(key: Key, document: PDFDocument, held: Int32)] = []
+
+    /// The document opened for `key`, made the most recent.
+    func document(for key: Key) -> PDFDocument? {
+        guard let index = entries.firstIndex(where: { $0.key == key }) else { return nil }
+        let entry = entries.remove(at: index)
+        entries.append(entry)
+        return entry.document
+    }
+
+    /// Keeps `document` for `key` (holding a duplicate of `descriptor`), dropping the least recent beyond the
+    /// capacity. Nothing is kept when the descriptor cannot be duplicated.
+    func insert(_ document: PDFDocument, for key: Key, holding descriptor: Int32) {
+        let held = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard held >= 0 else { return }
+        entries.append((key, document, held))
+        while entries.count > Self.capacity { close(entries.removeFirst().held) }
     }
 }

@@ -44,6 +44,10 @@ ssize_t CQuire_sendWithDescriptor(int socket, const void *bytes, size_t length, 
 /// fails with EBADMSG).
 ssize_t CQuire_receiveWithDescriptor(int socket, void *bytes, size_t length, int *descriptor);
 
+/// The identity (device and inode) of a memfd whose content can no longer change (sealed against writing,
+/// shrinking and growing): 0 and the identity, or -1 when it is not such a file.
+int CQuire_sealedIdentity(int descriptor, uint64_t *device, uint64_t *inode);
+
 /// The most descriptors one message carries.
 #define CQUIRE_MAXIMUM_DESCRIPTORS 4
 

@@ -38,7 +38,7 @@ final class PDFWorkerPool: Sendable {
 
     private struct Pending: Sendable {
         let request: PDFWorkerRequest
-        let pdf: Data
+        let pdf: PDFWorkPayload
         let edits: [PDFWorkerEdit]
         let key: String
         let continuation: Completion
@@ -123,6 +123,14 @@ final class PDFWorkerPool: Sendable {
     /// - Returns: the result's bytes.
     /// - Throws: a ``PDFWorkError``, or `CancellationError` when the caller is cancelled while it waits.
     func run(_ request: PDFWorkerRequest, pdf: Data, edits: [PDFWorkerEdit] = [], key: String) async throws -> Data {
+        try await run(request, pdf: PDFWorkPayload(pdf), edits: edits, key: key)
+    }
+
+    /// ``run(_:pdf:edits:key:)`` for bytes sent often (an open document's): their memfd is made once.
+    /// - Throws: as ``run(_:pdf:edits:key:)``.
+    func run(
+        _ request: PDFWorkerRequest, pdf: PDFWorkPayload, edits: [PDFWorkerEdit] = [], key: String
+    ) async throws -> Data {
         let job = state.withLock { state in
             defer { state.nextJob += 1 }
             return state.nextJob
@@ -142,6 +150,14 @@ final class PDFWorkerPool: Sendable {
     /// an event loop): waits at most about twice the deadline.
     /// - Throws: a ``PDFWorkError``.
     func runBlocking(_ request: PDFWorkerRequest, pdf: Data, edits: [PDFWorkerEdit] = [], key: String) throws -> Data {
+        try runBlocking(request, pdf: PDFWorkPayload(pdf), edits: edits, key: key)
+    }
+
+    /// ``runBlocking(_:pdf:edits:key:)`` for bytes sent often (an open document's): their memfd is made once.
+    /// - Throws: a ``PDFWorkError``.
+    func runBlocking(
+        _ request: PDFWorkerRequest, pdf: PDFWorkPayload, edits: [PDFWorkerEdit] = [], key: String
+    ) throws -> Data {
         let job = state.withLock { state in
             defer { state.nextJob += 1 }
             return state.nextJob
@@ -271,14 +287,15 @@ final class PDFWorkerPool: Sendable {
 
         /// Runs one request on this slot's process (starting one if needed). On `queue`.
         func perform(
-            _ request: PDFWorkerRequest, pdf: Data, edits: [PDFWorkerEdit], document: String, settings: Settings,
-            pool: PDFWorkerPool
+            _ request: PDFWorkerRequest, pdf: PDFWorkPayload, edits: [PDFWorkerEdit], document: String,
+            settings: Settings, pool: PDFWorkerPool
         ) -> Result<Data, any Error> {
-            let input = pdf.withUnsafeBytes { CQuire_memfdWith("quire-pdf", $0.baseAddress, $0.count, 1) }
-            guard input >= 0 else {
-                return .failure(PDFWorkError.unavailable("cannot put the PDF in a sealed memfd: errno \(errno)"))
+            let input: Int32
+            do {
+                input = try pdf.descriptor()
+            } catch {
+                return .failure(error)
             }
-            defer { close(input) }
             var request = request
             var log: Int32 = -1
             if !edits.isEmpty {

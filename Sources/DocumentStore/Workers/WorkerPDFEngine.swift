@@ -93,8 +93,10 @@ struct WorkerPDFEngine: PDFEngine {
 final class WorkerPDFDocument: PDFEngineDocument {
     private let pool: PDFWorkerPool
     private let key: String
+    /// The PDF as it was opened, and the memfd it travels to the workers in.
+    let payload: PDFWorkPayload
     /// The PDF as it was opened.
-    let data: Data
+    var data: Data { payload.data }
     /// The password that opened it (nil when it needs none).
     let password: String?
     private let summary: PDFWorkerSummary
@@ -107,7 +109,7 @@ final class WorkerPDFDocument: PDFEngineDocument {
     init(pool: PDFWorkerPool, key: String, data: Data, password: String?, summary: PDFWorkerSummary) {
         self.pool = pool
         self.key = key
-        self.data = data
+        payload = PDFWorkPayload(data)
         self.password = password
         self.summary = summary
         edits = Mutex(Edits(metadata: Self.metadata(summary.metadata)))
@@ -196,7 +198,7 @@ final class WorkerPDFDocument: PDFEngineDocument {
         let log = editLog
         if log.isEmpty { return data }
         return try WorkerPDFEngine.translatingRefusals {
-            try pool.runBlocking(request(.save, page: 0), pdf: data, edits: log, key: key)
+            try pool.runBlocking(request(.save, page: 0), pdf: payload, edits: log, key: key)
         }
     }
 
@@ -204,7 +206,7 @@ final class WorkerPDFDocument: PDFEngineDocument {
     /// thread.
     /// - Throws: a ``PDFWorkError`` (a refusal included, for the caller to map), or `CancellationError`.
     func perform(_ request: PDFWorkerRequest) async throws -> Data {
-        try await pool.run(request, pdf: data, edits: editLog, key: key)
+        try await pool.run(request, pdf: payload, edits: editLog, key: key)
     }
 
     /// A request of this document's for page `page`, with its password.
@@ -215,7 +217,7 @@ final class WorkerPDFDocument: PDFEngineDocument {
     private func runBlocking(_ request: PDFWorkerRequest) throws -> Data {
         let log = editLog
         return try WorkerPDFEngine.translatingRefusals {
-            try pool.runBlocking(request, pdf: data, edits: log, key: key)
+            try pool.runBlocking(request, pdf: payload, edits: log, key: key)
         }
     }
 
