@@ -22,9 +22,13 @@ struct Worker: ParsableCommand {
     @Option(name: .customLong("memory-limit"), help: "The most address space this process may map, in MiB.")
     var memoryLimitMiB: Int = 2048
 
+    /// The sandbox's options; it is entered after `confine` and before the first request (WorkerSandbox.swift).
+    @OptionGroup var sandbox: WorkerSandbox
+
     func run() throws {
         let loop = PDFWorkerLoop(socket: 3)
         loop.confine(memoryLimitMiB: memoryLimitMiB)
+        sandbox.enter()
         loop.serve()
     }
 }
