@@ -30,7 +30,8 @@ struct WorkerSandbox: ParsableArguments {
 
     #if DEBUG
         /// Test only: the act to try once inside the sandbox (`--misbehave`), if any.
-        @Option(help: ArgumentHelp("Test only: after entering the sandbox, do this forbidden act.", visibility: .private))
+        @Option(
+            help: ArgumentHelp("Test only: after entering the sandbox, do this forbidden act.", visibility: .private))
         var misbehave: Misbehaviour?
     #endif
 
@@ -93,33 +94,48 @@ struct WorkerSandbox: ParsableArguments {
         }
         if CQuire_installSyscallFilter() != 0 {
             let reason = String(cString: strerror(errno))
-            FileHandle.standardError.write(
-                Data("quire-pdf worker: the seccomp filter could not be installed (\(reason)); refusing to serve\n".utf8))
+            let line = "quire-pdf worker: the seccomp filter could not be installed (\(reason)); refusing to serve\n"
+            FileHandle.standardError.write(Data(line.utf8))
             Glibc.exit(70)
         }
     }
 
     /// A one-page PDF that writes a word in Helvetica, a standard font it does not embed (so fontconfig is used).
-    static let warmUpPDF: Data = {
-        let content = "BT /F1 12 Tf 10 10 Td (Quire) Tj ET"
-        let objects = [
-            "<< /Type /Catalog /Pages 2 0 R >>",
-            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 36] /Resources << /Font << /F1 5 0 R >> >> "
-                + "/Contents 4 0 R >>",
-            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
-            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        ]
-        var pdf = "%PDF-1.4\n"
-        var offsets: [Int] = []
-        for (index, object) in objects.enumerated() {
-            offsets.append(pdf.utf8.count)
-            pdf += "\(index + 1) 0 obj\n\(object)\nendobj\n"
-        }
-        let xref = pdf.utf8.count
-        pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-        for offset in offsets { pdf += String(format: "%010d 00000 n \n", offset) }
-        pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
-        return Data(pdf.utf8)
-    }()
+    /// Its cross-reference entries end with CR LF, the two-byte end of line the format allows besides "SP LF".
+    static let warmUpPDF = Data(
+        """
+        %PDF-1.4
+        1 0 obj
+        << /Type /Catalog /Pages 2 0 R >>
+        endobj
+        2 0 obj
+        << /Type /Pages /Kids [3 0 R] /Count 1 >>
+        endobj
+        3 0 obj
+        << /Type /Page /Parent 2 0 R /MediaBox [0 0 72 36] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>
+        endobj
+        4 0 obj
+        << /Length 35 >>
+        stream
+        BT /F1 12 Tf 10 10 Td (Quire) Tj ET
+        endstream
+        endobj
+        5 0 obj
+        << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>
+        endobj
+        xref
+        0 6
+        0000000000 65535 f\r
+        0000000009 00000 n\r
+        0000000058 00000 n\r
+        0000000115 00000 n\r
+        0000000239 00000 n\r
+        0000000324 00000 n\r
+        trailer
+        << /Size 6 /Root 1 0 R >>
+        startxref
+        394
+        %%EOF
+
+        """.utf8)
 }
