@@ -23,9 +23,13 @@ struct Worker: ParsableCommand {
     @Option(name: .customLong("memory-limit"), help: "The most address space this process may map, in MiB.")
     var memoryLimitMiB: Int = 2048
 
+    /// The sandbox's options; it is entered after `confine` and before the first request (WorkerSandbox.swift).
+    @OptionGroup var sandbox: WorkerSandbox
+
     func run() throws {
         let loop = PDFWorkerLoop(socket: 3)
         loop.confine(memoryLimitMiB: memoryLimitMiB)
+        sandbox.enter()
         loop.serve()
     }
 }
@@ -121,7 +125,7 @@ struct PDFWorkerLoop {
             case .find:
                 let rects = try document.find(request.argument, onPageAt: page, caseSensitive: request.caseSensitive)
                 result = Data(PDFWorkerRects.encode(rects.map { ($0.x, $0.y, $0.width, $0.height) }))
-            case .save: result = try document.dataRepresentation()
+            case .save: return try Self.save(document)
             }
         } catch {
             return (PDFWorkerReply(status: Self.status(of: error), message: error.description), -1)
@@ -153,6 +157,27 @@ struct PDFWorkerLoop {
         for edit in edits { try Self.apply(edit, to: document) }
         if let key { opened.insert(document, for: key, holding: descriptor) }
         return document
+    }
+
+    /// The document with its edits written straight into a memfd (no path, no copy), as a reply.
+    /// - Throws: `PDFError` when poppler cannot write it.
+    static func save(_ document: PDFDocument) throws(PDFError) -> (PDFWorkerReply, Int32) {
+        let output = CQuire_memfdWith("quire-result", nil, 0, 0)
+        guard output >= 0 else {
+            throw .operationFailed(operation: "saving the document", reason: "no memfd: errno \(errno)")
+        }
+        do {
+            try document.write(toDescriptor: output)
+        } catch {
+            close(output)
+            throw error
+        }
+        let size = CQuire_regularFileSize(output)
+        guard size > 0 else {
+            close(output)
+            throw .operationFailed(operation: "saving the document", reason: "poppler wrote nothing")
+        }
+        return (PDFWorkerReply(status: .succeeded, resultLength: UInt64(size)), output)
     }
 
     /// Every page's size and label, and the metadata: what the service shows of a document it opened.

@@ -20,6 +20,31 @@ struct EditingTests {
         #expect(try reopened.text(ofPageAt: 0).contains("Hello from page one."))
     }
 
+    @Test("writing to a descriptor gives the whole edited file, as dataRepresentation does", arguments: [
+        "one-page.pdf", "hundred-pages.pdf",
+    ])
+    func writeToDescriptor(fixture: String) throws {
+        let document = try PDFDocument(data: Fixture.data(fixture))
+        var metadata = document.metadata
+        metadata.title = "Written to a descriptor"
+        document.metadata = metadata
+        try document.addAnnotation(
+            PDFAnnotation(kind: .note, rect: PDFRect(x: 10, y: 10, width: 20, height: 20), contents: "fd"),
+            toPageAt: 0)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("quire-fd-\(UUID()).pdf")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        #expect(descriptor >= 0)
+        try document.write(toDescriptor: descriptor)
+        close(descriptor)
+        // poppler 22.12 alone leaves the tail in an unflushed buffer: the file must be whole.
+        let written = try Data(contentsOf: url)
+        #expect(written.count == (try document.dataRepresentation()).count)
+        let reopened = try PDFDocument(data: written)
+        #expect(reopened.metadata.title == "Written to a descriptor")
+        #expect(try reopened.annotations(onPageAt: 0).contains { $0.contents == "fd" })
+    }
+
     @Test("a nil metadata entry removes it")
     func metadataRemoval() throws {
         let document = try PDFDocument(data: Fixture.data("metadata.pdf"))

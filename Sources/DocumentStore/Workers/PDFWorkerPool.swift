@@ -92,7 +92,7 @@ final class PDFWorkerPool: Sendable {
     private let state: Mutex<State>
     private let slots: [WorkerSlot]
     private let metrics: StoreMetrics
-    private let logger: Logger
+    fileprivate let logger: Logger
 
     /// A pool of `settings.workers` slots; each starts its process when first needed.
     init(settings: Settings, metrics: StoreMetrics, logger: Logger) {
@@ -335,7 +335,13 @@ final class PDFWorkerPool: Sendable {
             } catch {
                 if case .unavailable = error { return .failure(error) }
                 process?.stop()
+                // A worker that refused to serve (it could not enter its sandbox) says nothing of the PDF.
+                let refused = process?.exitStatus == PDFWorkerProcess.refusedToServe
                 process = nil
+                if refused {
+                    pool.logger.error("a PDF worker refused to serve: it could not enter its sandbox (see its stderr)")
+                    return .failure(PDFWorkError.unavailable("the PDF worker could not enter its sandbox"))
+                }
                 pool.workerReplaced(error, document: document)
                 return .failure(error)
             }

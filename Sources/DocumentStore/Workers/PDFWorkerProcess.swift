@@ -12,6 +12,12 @@ final class PDFWorkerProcess {
     let pid: pid_t
     private let socket: Int32
     private var isReaped = false
+    /// The exit status, once the process exited by itself (not by a signal).
+    private(set) var exitStatus: Int32?
+
+    /// The status `quire-pdf worker` exits with when it cannot confine itself (its sandbox) and refuses to
+    /// serve: not a verdict on any PDF.
+    static let refusedToServe: Int32 = 70
 
     private init(pid: pid_t, socket: Int32) {
         self.pid = pid
@@ -144,7 +150,10 @@ final class PDFWorkerProcess {
         }
         isReaped = true
         let signal = status & 0x7f
-        if signal == 0 { return "it exited with status \((status >> 8) & 0xff)" }
+        if signal == 0 {
+            exitStatus = (status >> 8) & 0xff
+            return "it exited with status \((status >> 8) & 0xff)"
+        }
         return "it was killed by signal \(signal)\(signal == SIGKILL ? " (out of memory, or killed)" : "")"
     }
 }
