@@ -1,7 +1,8 @@
 /// The messages between the service and a PDF worker process (`quire-pdf worker`), one per
 /// `SOCK_SEQPACKET` packet: a request with the PDF attached as a sealed memfd, a reply with the result attached
 /// as a memfd. Both sides decode what the other sent as hostile input: every field is bounded, and a packet
-/// that is not exactly one message is refused with a ``PDFWorkerWireError``, never a crash.
+/// that is not exactly one message (text fields included: they are UTF-8) is refused with a ``PDFWorkerWireError``,
+/// never a crash.
 ///
 /// Layout (little-endian): a request is `magic(4) version(1) operation(1) page(4) dpi(4) passwordLength(2)
 /// password`; a reply is `magic(4) version(1) status(1) messageLength(2) resultLength(8) message`.
@@ -78,9 +79,13 @@ public struct PDFWorkerRequest: Sendable, Equatable {
         let passwordBytes = try reader.bytes(passwordLength)
         try reader.expectEnd()
         guard hasPassword == 1 || passwordLength == 0 else { throw .unknownValue("password flag") }
-        self.init(
-            operation: operation, pageIndex: pageIndex, dpi: dpi,
-            password: hasPassword == 1 ? String(decoding: passwordBytes, as: UTF8.self) : nil)
+        var password: String?
+        if hasPassword == 1 {
+            // Not repaired: a password with U+FFFD in it is another password, and may not re-encode.
+            guard let text = String(validating: passwordBytes, as: UTF8.self) else { throw .unknownValue("password") }
+            password = text
+        }
+        self.init(operation: operation, pageIndex: pageIndex, dpi: dpi, password: password)
     }
 }
 
@@ -143,7 +148,8 @@ public struct PDFWorkerReply: Sendable, Equatable {
         let message = try reader.bytes(messageLength)
         try reader.expectEnd()
         guard status == .succeeded || resultLength == 0 else { throw .unknownValue("result length") }
-        self.init(status: status, resultLength: resultLength, message: String(decoding: message, as: UTF8.self))
+        guard let text = String(validating: message, as: UTF8.self) else { throw .unknownValue("message") }
+        self.init(status: status, resultLength: resultLength, message: text)
     }
 }
 
@@ -155,7 +161,7 @@ public enum PDFWorkerWireError: Error, Sendable, Equatable, CustomStringConverti
     case truncated
     /// Bytes follow the message.
     case trailingBytes(Int)
-    /// A field has a value the protocol does not define.
+    /// A field has a value the protocol does not define (a text field that is not UTF-8, among others).
     case unknownValue(String)
     /// A field is longer than its bound.
     case fieldTooLong(String)

@@ -1,0 +1,40 @@
+import PDFWorkerWire
+import Testing
+
+/// Text fields (a request's password, a reply's message) must be UTF-8: a decoder that replaced bad bytes with
+/// U+FFFD accepted packets it could not re-encode (found by `make fuzz`, FuzzWire's round-trip check).
+@Suite("PDF worker text fields")
+struct PDFWorkerTextFieldTests {
+    @Test("A reply whose message is not UTF-8 is refused (the fuzzer's reproducer)")
+    func replyMessageNotUTF8() {
+        // magic, invalidArgument, message length 12, result length 0, "re\u{8D}\u{90}\u{93}\u{89}tion 0"
+        let packet: [UInt8] =
+            [0x51, 0x50, 0x57, 0x31, 0x04, 0x0C, 0x00] + [UInt8](repeating: 0, count: 8)
+            + [0x72, 0x65, 0x8D, 0x90, 0x93, 0x89] + Array("tion 0".utf8)
+        #expect(throws: PDFWorkerWireError.unknownValue("message")) { try PDFWorkerReply(decoding: packet) }
+    }
+
+    @Test("A request whose password is not UTF-8 is refused, even at the length bound")
+    func requestPasswordNotUTF8() throws {
+        var packet = try PDFWorkerRequest(operation: .text, pageIndex: 0, password: "").encoded()
+        let length = PDFWorkerMessage.maximumPasswordLength
+        // 1,024 bytes 0xFF would have decoded to 3,072 bytes of U+FFFD, over the bound encoded() enforces.
+        packet.replaceSubrange((packet.count - 2)..., with: [UInt8(length & 0xFF), UInt8(length >> 8)])
+        packet += [UInt8](repeating: 0xFF, count: length)
+        #expect(throws: PDFWorkerWireError.unknownValue("password")) { try PDFWorkerRequest(decoding: packet) }
+    }
+
+    @Test("UTF-8 text at the bounds still round-trips byte for byte")
+    func utf8AtTheBounds() throws {
+        let request = PDFWorkerRequest(
+            operation: .renderPNG, pageIndex: 1, dpi: 72,
+            password: String(repeating: "é", count: PDFWorkerMessage.maximumPasswordLength / 2))
+        let packet = try request.encoded()
+        #expect(try PDFWorkerRequest(decoding: packet) == request)
+        #expect(try PDFWorkerRequest(decoding: packet).encoded() == packet)
+        let reply = PDFWorkerReply(
+            status: .failed, message: String(repeating: "テ", count: PDFWorkerMessage.maximumMessageLength / 3))
+        #expect(try PDFWorkerReply(decoding: reply.encoded()) == reply)
+        #expect(try PDFWorkerReply(decoding: reply.encoded()).encoded() == reply.encoded())
+    }
+}
