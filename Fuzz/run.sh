@@ -31,7 +31,7 @@ run() { # run TARGET [libFuzzer flags and corpus directories…]
     "$BIN/$target" -max_total_time="$SECONDS_EACH" -timeout="$TIMEOUT" -rss_limit_mb="$RSS_LIMIT_MB" \
         -artifact_prefix="$WORK/$name/findings/" -print_final_stats=1 "$@" >"$WORK/$name/log" 2>&1
     local code=$?
-    grep -E "^#[0-9]+ +DONE|^stat::number_of_executed_units|^stat::average_exec_per_sec|^stat::peak_rss_mb" \
+    grep -E "^#[0-9]+[[:space:]]+DONE|^stat::number_of_executed_units|^stat::average_exec_per_sec|^stat::peak_rss_mb" \
         "$WORK/$name/log" | awk '!seen[$0]++' | sed 's/^/   /'
     if [ $code -ne 0 ]; then
         echo "   FINDING (exit $code):"
