@@ -42,9 +42,9 @@ run() { # run TARGET [libFuzzer flags and corpus directories…]
 
 run FuzzWire wire "$WORK/wire/corpus" Fuzz/corpus/wire
 
-# The PDF target's seeds are the committed fixtures (copied at each run, not committed twice).
+# The PDF target's seeds: the committed fixtures (copied at each run, not committed twice) and Fuzz/corpus/pdf/.
 mkdir -p "$WORK/pdf/seeds"
 cp Fixtures/*.pdf "$WORK/pdf/seeds/"
-run FuzzPDF pdf -dict=Fuzz/pdf.dict "$WORK/pdf/corpus" "$WORK/pdf/seeds"
+run FuzzPDF pdf -dict=Fuzz/pdf.dict "$WORK/pdf/corpus" "$WORK/pdf/seeds" Fuzz/corpus/pdf
 
 exit $status
