@@ -35,7 +35,8 @@ run() { # run TARGET [libFuzzer flags and corpus directories…]
         "$WORK/$name/log" | awk '!seen[$0]++' | sed 's/^/   /'
     if [ $code -ne 0 ]; then
         echo "   FINDING (exit $code):"
-        grep -E "ERROR: |Fatal error|SUMMARY|Test unit written|^==[0-9]+== ?ERROR" "$WORK/$name/log" | head -8 | sed 's/^/   /'
+        grep -E "ERROR: |Fatal error|SUMMARY|Test unit written|^==[0-9]+== ?ERROR" "$WORK/$name/log" |
+            head -8 | sed 's/^/   /'
         status=1
     fi
 }

@@ -33,7 +33,7 @@ func fuzzPDF(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         _ = try? document.text(ofPageAt: index)
     }
     if document.pageCount > 0, let size = try? document.renderSize(pageAt: 0, dpi: renderDPI),
-        size.width * size.height <= renderPixelLimit
+        case (let area, false) = size.width.multipliedReportingOverflow(by: size.height), area <= renderPixelLimit
     {
         _ = try? document.renderBitmap(pageAt: 0, dpi: renderDPI)
     }
