@@ -6,7 +6,7 @@ SWIFT ?= swift
 APT_PACKAGES := pkg-config libpoppler-glib-dev libcairo2-dev libpng-dev libglib2.0-dev libsqlite3-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: all deps build run test release clean fixtures bench compare compare-coordination compare-store contract
+.PHONY: all deps build run test release clean fixtures fuzz bench compare compare-coordination compare-store contract
 
 all: build
 
@@ -48,6 +48,12 @@ test: deps
 # Regenerate the committed PDF fixtures (needs Debian's qpdf and PyPI; installs both itself).
 fixtures:
 	Fixtures/generate.sh
+
+# libFuzzer with AddressSanitizer on the worker protocol's decoders and on the PDF open/info/text path (a separate
+# package under Fuzz/, so `make test` does not build it): FUZZ_SECONDS per target (default 60). Findings and the
+# grown corpus go to .build-fuzz/work/; the run fails if a target stops on one. libFuzzer and lld come with Swift.
+fuzz: deps
+	SWIFT=$(SWIFT) Fuzz/run.sh
 
 # package-benchmark suites (a separate package under Benchmarks/, so `make test` does not build them).
 bench: deps

@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Poppler", targets: ["Poppler"]),
+        // The worker protocol's messages (a product so the fuzz package in Fuzz/ can import it).
+        .library(name: "PDFWorkerWire", targets: ["PDFWorkerWire"]),
         .library(name: "CoordinationArbiter", targets: ["CoordinationArbiter"]),
         .library(name: "FileCoordination", targets: ["FileCoordination"]),
         .library(name: "FileCoordinationCompat", targets: ["FileCoordinationCompat"]),

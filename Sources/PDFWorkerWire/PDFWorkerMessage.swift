@@ -2,7 +2,8 @@
 /// `SOCK_SEQPACKET` packet: a request with the PDF attached as a sealed memfd (and, when the document has unsaved
 /// edits, a second memfd with the ``PDFWorkerEdit`` log the worker applies first), a reply with the result
 /// attached as a memfd. Both sides decode what the other sent as hostile input: every field is bounded, and a
-/// packet that is not exactly one message is refused with a ``PDFWorkerWireError``, never a crash.
+/// packet that is not exactly one message (text fields included: they are UTF-8) is refused with a
+/// ``PDFWorkerWireError``, never a crash.
 ///
 /// Layout (little-endian): a request is `magic(4) operation(1) flags(1) page(4) dpi(4) passwordLength(2)
 /// password argumentLength(2) argument editsLength(4)`; a reply is `magic(4) status(1) messageLength(2)
@@ -112,11 +113,16 @@ public struct PDFWorkerRequest: Sendable, Equatable {
         let editsLength = try reader.uint32()
         guard Int(editsLength) <= PDFWorkerMessage.maximumEditsLength else { throw .fieldTooLong("edit log") }
         try reader.expectEnd()
+        // Text is not repaired: a password with U+FFFD in it is another password, and may not re-encode.
+        var password: String?
+        if hasPassword {
+            guard let text = String(validating: passwordBytes, as: UTF8.self) else { throw .unknownValue("password") }
+            password = text
+        }
+        guard let argument = String(validating: argumentBytes, as: UTF8.self) else { throw .unknownValue("argument") }
         self.init(
-            operation: operation, pageIndex: pageIndex, dpi: dpi,
-            password: hasPassword ? String(decoding: passwordBytes, as: UTF8.self) : nil,
-            argument: String(decoding: argumentBytes, as: UTF8.self), caseSensitive: flags & 2 == 2,
-            editsLength: editsLength)
+            operation: operation, pageIndex: pageIndex, dpi: dpi, password: password, argument: argument,
+            caseSensitive: flags & 2 == 2, editsLength: editsLength)
     }
 }
 
@@ -179,7 +185,8 @@ public struct PDFWorkerReply: Sendable, Equatable {
         let message = try reader.bytes(messageLength)
         try reader.expectEnd()
         guard status == .succeeded || resultLength == 0 else { throw .unknownValue("result length") }
-        self.init(status: status, resultLength: resultLength, message: String(decoding: message, as: UTF8.self))
+        guard let text = String(validating: message, as: UTF8.self) else { throw .unknownValue("message") }
+        self.init(status: status, resultLength: resultLength, message: text)
     }
 }
 
@@ -191,7 +198,7 @@ public enum PDFWorkerWireError: Error, Sendable, Equatable, CustomStringConverti
     case truncated
     /// Bytes follow the message.
     case trailingBytes(Int)
-    /// A field has a value the protocol does not define.
+    /// A field has a value the protocol does not define (a text field that is not UTF-8, among others).
     case unknownValue(String)
     /// A field is longer than its bound.
     case fieldTooLong(String)
@@ -243,7 +250,8 @@ struct PacketReader {
     mutating func string(_ field: String, limit: Int) throws(PDFWorkerWireError) -> String {
         let length = Int(try uint32())
         guard length <= limit else { throw .fieldTooLong(field) }
-        return String(decoding: try bytes(length), as: UTF8.self)
+        guard let text = String(validating: try bytes(length), as: UTF8.self) else { throw .unknownValue(field) }
+        return text
     }
 
     /// A presence byte (0 or 1), then the string when present.

@@ -32,7 +32,8 @@ extension PDFDocument {
         }
     }
 
-    /// The pixel size of a page rendered at `dpi`: each side is `ceil(points × dpi / 72)`.
+    /// The pixel size of a page rendered at `dpi`: each side is `ceil(points × dpi / 72)`, at least 1, and `Int.max`
+    /// when it does not fit an `Int` (a hostile page size).
     /// - Throws: `PDFError.pageOutOfRange` or `.invalidResolution`.
     public func renderSize(pageAt index: Int, dpi: Double) throws(PDFError) -> (width: Int, height: Int) {
         try Self.validate(dpi: dpi)
@@ -44,8 +45,14 @@ extension PDFDocument {
         guard dpi.isFinite, dpi > 0, dpi <= maximumDPI else { throw .invalidResolution(dpi) }
     }
 
+    /// The pixel size at `dpi`, saturated: a PDF may declare any page size, 10³⁰ points included.
     private static func pixels(_ size: PDFPageSize, dpi: Double) -> (width: Int, height: Int) {
-        (max(1, Int((size.width * dpi / 72).rounded(.up))), max(1, Int((size.height * dpi / 72).rounded(.up))))
+        func side(_ points: Double) -> Int {
+            let pixels = (points * dpi / 72).rounded(.up)
+            if pixels.isNaN || pixels >= Double(Int.max) { return .max }
+            return pixels < 1 ? 1 : Int(pixels)
+        }
+        return (side(size.width), side(size.height))
     }
 
     /// Renders into a cairo `RGB24` surface and hands its pixels to `body` while the surface is alive.
@@ -59,7 +66,10 @@ extension PDFDocument {
                 var points = PDFPageSize(width: 0, height: 0)
                 poppler_page_get_size(page, &points.width, &points.height)
                 let (width, height) = Self.pixels(points, dpi: dpi)
-                guard width * height <= Self.maximumRenderPixels else { throw .imageTooLarge(width: width, height: height) }
+                let (area, overflow) = width.multipliedReportingOverflow(by: height)
+                guard !overflow, area <= Self.maximumRenderPixels else {
+                    throw .imageTooLarge(width: width, height: height)
+                }
                 guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)) else {
                     throw .operationFailed(operation: "rendering page \(index + 1)", reason: "cairo could not allocate")
                 }
