@@ -37,6 +37,7 @@ final class PDFWorkerPool: Sendable {
     }
 
     private struct Pending: Sendable {
+        let job: PDFWorkScheduler.JobID
         let request: PDFWorkerRequest
         let pdf: PDFWorkPayload
         let edits: [PDFWorkerEdit]
@@ -57,6 +58,12 @@ final class PDFWorkerPool: Sendable {
         }
 
         func resume(throwing error: any Error) { resume(with: .failure(error)) }
+
+        /// Whether a thread is blocked waiting.
+        var isBlocking: Bool {
+            if case .blocking = self { return true }
+            return false
+        }
     }
 
     /// A result a blocked thread waits for.
@@ -139,7 +146,9 @@ final class PDFWorkerPool: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
                 submit(
                     job,
-                    Pending(request: request, pdf: pdf, edits: edits, key: key, continuation: .async(continuation)))
+                    Pending(
+                        job: job, request: request, pdf: pdf, edits: edits, key: key,
+                        continuation: .async(continuation)))
             }
         } onCancel: {
             withdraw(job, because: nil)
@@ -163,7 +172,8 @@ final class PDFWorkerPool: Sendable {
             return state.nextJob
         }
         let box = BlockingResult()
-        submit(job, Pending(request: request, pdf: pdf, edits: edits, key: key, continuation: .blocking(box)))
+        submit(
+            job, Pending(job: job, request: request, pdf: pdf, edits: edits, key: key, continuation: .blocking(box)))
         return try box.wait().get()
     }
 
@@ -174,7 +184,14 @@ final class PDFWorkerPool: Sendable {
             state.pending[job] = pending
             return Self.steps(state.scheduler.submitted(job, key: pending.key), &state)
         }
-        perform(steps)
+        let startsNow = steps.contains { step in
+            if case .run(let started, _) = step { return started.job == job }
+            return false
+        }
+        // A blocked caller whose request starts at once runs it on its own thread (two thread hops fewer).
+        let inline: PDFWorkScheduler.JobID? = startsNow && pending.continuation.isBlocking ? job : nil
+        perform(steps, inline: inline)
+        guard !startsNow else { return }  // only a waiting request can outwait its deadline
         let deadline = settings.deadline
         DispatchQueue.global().asyncAfter(deadline: .now() + deadline.dispatchInterval) { [weak self] in
             self?.withdraw(job, because: .waitedTooLong(deadline))
@@ -216,7 +233,9 @@ final class PDFWorkerPool: Sendable {
         }
     }
 
-    private func perform(_ steps: [Step]) {
+    /// Carries out the scheduler's steps: failures are delivered, starts run on their slot's thread (or, for
+    /// job `inline`, whose caller is blocked waiting for it, on this thread through the slot's queue).
+    private func perform(_ steps: [Step], inline: PDFWorkScheduler.JobID? = nil) {
         metrics.pdfQueueLength.record(queuedCount)
         for step in steps {
             switch step {
@@ -224,7 +243,7 @@ final class PDFWorkerPool: Sendable {
                 pending.continuation.resume(throwing: error)
             case .run(let pending, let slot):
                 let worker = slots[slot]
-                worker.queue.async { [self] in
+                let work: @Sendable () -> Void = { [self] in
                     let result = worker.perform(
                         pending.request, pdf: pending.pdf, edits: pending.edits, document: pending.key,
                         settings: settings, pool: self)
@@ -233,6 +252,11 @@ final class PDFWorkerPool: Sendable {
                         Self.steps(state.scheduler.finished(slot: slot, key: pending.key), &state)
                     }
                     perform(next)
+                }
+                if pending.job == inline {
+                    worker.queue.sync(execute: work)
+                } else {
+                    worker.queue.async(execute: work)
                 }
             }
         }
