@@ -11,8 +11,12 @@
 public enum PDFWorkerMessage {
     /// "QPW" and the version byte.
     static let magic: [UInt8] = [0x51, 0x50, 0x57, 0x32]
-    /// The largest packet either side sends or accepts.
+    /// The largest request packet either side sends or accepts.
     public static let maximumPacketSize = 8192
+    /// The largest reply packet (a small result travels inline in it).
+    public static let maximumReplySize = 65536
+    /// The largest result a reply carries inline; larger ones travel in a memfd.
+    public static let maximumInlineResult = 60 * 1024
     /// The longest password (in UTF-8 bytes) a request carries.
     public static let maximumPasswordLength = 1024
     /// The longest argument (the text to find, in UTF-8 bytes) a request carries.
@@ -126,11 +130,11 @@ public struct PDFWorkerRequest: Sendable, Equatable {
     }
 }
 
-/// A worker's answer: the result's length (the bytes are in the attached memfd), or why it failed.
+/// A worker's answer: the result (small ones inline, larger ones in the attached memfd), or why it failed.
 public struct PDFWorkerReply: Sendable, Equatable {
     /// How the operation ended.
     public enum Status: UInt8, Sendable {
-        /// Done: the attached memfd holds `resultLength` bytes.
+        /// Done: `inlineResult` or the attached memfd holds `resultLength` bytes.
         case succeeded = 0
         /// The PDF needs a password, or another one.
         case passwordRequired = 1
@@ -150,12 +154,22 @@ public struct PDFWorkerReply: Sendable, Equatable {
     public var resultLength: UInt64
     /// What went wrong, for a log line or a problem's detail (empty on success).
     public var message: String
+    /// The result itself when it is small (at most ``PDFWorkerMessage/maximumInlineResult`` bytes): no memfd is
+    /// attached then. Empty when the result is in the attached memfd, or empty.
+    public var inlineResult: [UInt8]
 
     /// Makes a reply.
-    public init(status: Status, resultLength: UInt64 = 0, message: String = "") {
+    public init(status: Status, resultLength: UInt64 = 0, message: String = "", inlineResult: [UInt8] = []) {
         self.status = status
         self.resultLength = resultLength
         self.message = message
+        self.inlineResult = inlineResult
+    }
+
+    /// A successful reply carrying `result` inline.
+    /// - Precondition: `result.count` is at most ``PDFWorkerMessage/maximumInlineResult``.
+    public static func succeeded(inline result: [UInt8]) -> PDFWorkerReply {
+        PDFWorkerReply(status: .succeeded, resultLength: UInt64(result.count), inlineResult: result)
     }
 
     /// The packet (a message over the bound is cut at a character boundary).
@@ -170,6 +184,7 @@ public struct PDFWorkerReply: Sendable, Equatable {
         packet.appendLittleEndian(UInt16(messageBytes.count))
         packet.appendLittleEndian(resultLength)
         packet.append(contentsOf: messageBytes)
+        packet.append(contentsOf: inlineResult)
         return packet
     }
 
@@ -183,10 +198,18 @@ public struct PDFWorkerReply: Sendable, Equatable {
         guard messageLength <= PDFWorkerMessage.maximumMessageLength else { throw .fieldTooLong("message") }
         let resultLength = try reader.uint64()
         let message = try reader.bytes(messageLength)
-        try reader.expectEnd()
         guard status == .succeeded || resultLength == 0 else { throw .unknownValue("result length") }
+        // What follows the message is the whole result, inline, or nothing (the result is in the memfd).
+        var inline: [UInt8] = []
+        if reader.remaining > 0 {
+            guard status == .succeeded, UInt64(reader.remaining) == resultLength,
+                reader.remaining <= PDFWorkerMessage.maximumInlineResult
+            else { throw .trailingBytes(reader.remaining) }
+            inline = try reader.bytes(reader.remaining)
+        }
+        try reader.expectEnd()
         guard let text = String(validating: message, as: UTF8.self) else { throw .unknownValue("message") }
-        self.init(status: status, resultLength: resultLength, message: text)
+        self.init(status: status, resultLength: resultLength, message: text, inlineResult: inline)
     }
 }
 

@@ -130,6 +130,9 @@ struct PDFWorkerLoop {
         } catch {
             return (PDFWorkerReply(status: Self.status(of: error), message: error.description), -1)
         }
+        if result.count <= PDFWorkerMessage.maximumInlineResult {
+            return (.succeeded(inline: Array(result)), -1)  // small: in the reply itself, no memfd
+        }
         let output = result.withUnsafeBytes { CQuire_memfdWith("quire-result", $0.baseAddress, $0.count, 0) }
         guard output >= 0 else {
             return (PDFWorkerReply(status: .failed, message: "the result could not be written: errno \(errno)"), -1)

@@ -2,6 +2,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
+import PDFWorkerWire
 import HummingbirdTesting
 import Synchronization
 import Testing
@@ -107,7 +109,8 @@ struct PDFWorkerTests {
     func workerCrash(signal: Int32) async throws {
         let service = try DocumentService(pdfDeadline: .seconds(30), pdfWorkers: 2)
         try await service.run { client in
-            let slow = try await Self.upload(client, SlowPDF.data())
+            // About a second to render (and as long to extract its no text): long enough to be killed mid-render.
+            let slow = try await Self.upload(client, SlowPDF.data(rectangles: 20_000))
             let normal = try await Self.upload(client, try Fixture.data("hundred-pages.pdf"))
             let render = Task {
                 try await client.execute(uri: "/documents/\(slow)/pages/1/image?dpi=72", method: .get)
@@ -139,7 +142,7 @@ struct PDFWorkerTests {
             #expect(try await others.value.allSatisfy { $0 == .ok })
             // The same document again: a new worker serves it.
             let text = try await client.execute(uri: "/documents/\(slow)/pages/1/text", method: .get)
-            #expect(text.status == .ok)
+            #expect(text.status == .ok, "\(String(buffer: text.body))")
             let health = try await client.execute(uri: "/health", method: .get)
             #expect(health.status == .ok)
             let metrics = try await client.execute(uri: "/metrics", method: .get)
@@ -341,5 +344,57 @@ struct PDFWorkerEditTests {
             let title = "<feff" + "Saved by a worker".utf16.map { String(format: "%04x", $0) }.joined() + ">"
             #expect(String(decoding: try Data(contentsOf: url), as: UTF8.self).contains("/Title " + title))
         }
+    }
+}
+
+/// Workers die with the service, not with whichever thread happened to start them.
+@Suite("PDF worker lifetime")
+struct PDFWorkerLifetimeTests {
+    /// Runs `body` on a new POSIX thread and returns once that thread has ended (joined).
+    static func onThreadThatEnds(_ body: @escaping @Sendable () -> Void) {
+        final class Body: @unchecked Sendable {
+            let run: @Sendable () -> Void
+            init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+        }
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        let created = pthread_create(
+            &thread, nil,
+            { context in
+                Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+                return nil
+            }, context)
+        #expect(created == 0)
+        pthread_join(thread, nil)
+    }
+
+    /// The state letter of process `pid` (`Z` for a zombie), from `/proc/PID/stat`.
+    static func state(of pid: pid_t) -> Character? {
+        guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/stat"),
+            let data = try? handle.readToEnd()
+        else { return nil }
+        try? handle.close()
+        let text = String(decoding: data, as: UTF8.self)
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        return text[text.index(close, offsetBy: 2)...].first
+    }
+
+    @Test("A worker started from a thread that then ends keeps serving, the same process")
+    func workerOutlivesItsStartingThread() throws {
+        let pool = PDFWorkerPool(
+            settings: .init(executable: PDFWorkerPool.defaultExecutable(), workers: 1, deadline: .seconds(10)),
+            metrics: StoreMetrics(), logger: Logger(label: "quire.test"))
+        defer { pool.shutdown() }
+        let pdf = try Fixture.data("one-page.pdf")
+        let request = PDFWorkerRequest(operation: .text, pageIndex: 0)
+        Self.onThreadThatEnds { _ = try? pool.runBlocking(request, pdf: pdf, key: "a") }
+        let pid = try #require(pool.workerProcessIDs.first)
+        // A worker that dies with the thread gets SIGKILL as that thread exits: within microseconds.
+        let until = ContinuousClock.now + .milliseconds(500)
+        while ContinuousClock.now < until, Self.state(of: pid) != "Z" { usleep(5_000) }
+        #expect(Self.state(of: pid) != "Z", "the worker died with the thread that started it")
+        let text = try pool.runBlocking(request, pdf: pdf, key: "a")
+        #expect(String(decoding: text, as: UTF8.self).contains("Hello from page one."))
+        #expect(pool.workerProcessIDs == [pid])
     }
 }

@@ -88,3 +88,29 @@ struct PDFWorkerPayloadTests {
         #expect(throws: PDFWorkerWireError.unknownValue("flags")) { try PDFWorkerRequest(decoding: flags) }
     }
 }
+
+/// Small results travel inline in the reply; anything else after the message is refused.
+@Suite("PDF worker replies with inline results")
+struct PDFWorkerInlineReplyTests {
+    @Test("An inline result round-trips, up to the bound")
+    func roundTrip() throws {
+        for result in [[UInt8](), Array("page text".utf8), [UInt8](repeating: 7, count: PDFWorkerMessage.maximumInlineResult)] {
+            let reply = PDFWorkerReply.succeeded(inline: result)
+            let packet = reply.encoded()
+            #expect(packet.count <= PDFWorkerMessage.maximumReplySize)
+            #expect(try PDFWorkerReply(decoding: packet) == reply)
+        }
+    }
+
+    @Test("Bytes after a failure's message, a length that disagrees, or an inline result over the bound are refused")
+    func hostile() throws {
+        let failure = PDFWorkerReply(status: .damaged, message: "no").encoded()
+        #expect(throws: PDFWorkerWireError.trailingBytes(1)) { try PDFWorkerReply(decoding: failure + [0]) }
+        let lying = PDFWorkerReply(status: .succeeded, resultLength: 5).encoded() + [1, 2, 3]
+        #expect(throws: PDFWorkerWireError.trailingBytes(3)) { try PDFWorkerReply(decoding: lying) }
+        let count = PDFWorkerMessage.maximumInlineResult + 1
+        let over = PDFWorkerReply(status: .succeeded, resultLength: UInt64(count)).encoded()
+            + [UInt8](repeating: 0, count: count)
+        #expect(throws: PDFWorkerWireError.trailingBytes(count)) { try PDFWorkerReply(decoding: over) }
+    }
+}

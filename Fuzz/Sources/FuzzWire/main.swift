@@ -62,6 +62,7 @@ func seedPackets() throws(PDFWorkerWireError) -> [[UInt8]] {
     ]
     let replies = [
         PDFWorkerReply(status: .succeeded, resultLength: 12_345),
+        PDFWorkerReply.succeeded(inline: Array("the text of a page".utf8)),
         PDFWorkerReply(status: .passwordRequired, message: "the PDF needs a password"),
         PDFWorkerReply(status: .damaged, message: "the document is damaged: no xref"),
         PDFWorkerReply(status: .pageOutOfRange, message: "page 8 of 7"),

@@ -350,6 +350,7 @@ final class PDFWorkerPool: Sendable {
                 defer { if output >= 0 { close(output) } }
                 guard reply.status == .succeeded else { return .failure(PDFWorkError.refused(reply)) }
                 if reply.resultLength == 0 { return .success(Data()) }
+                if !reply.inlineResult.isEmpty { return .success(Data(reply.inlineResult)) }
                 guard reply.resultLength <= UInt64(settings.maximumResultBytes), output >= 0,
                     let bytes = Self.contents(of: output, length: Int(reply.resultLength))
                 else {

@@ -1,6 +1,7 @@
 import CQuireLinux
 import Foundation
 import PDFWorkerWire
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -38,6 +39,14 @@ final class PDFWorkerProcess {
     /// without Swift's backtracer.
     /// - Throws: ``PDFWorkError/unavailable(_:)`` when the socket or the process cannot be made.
     static func start(executable: String, memoryLimitMiB: Int) throws(PDFWorkError) -> PDFWorkerProcess {
+        // From the spawner's thread: a worker dies with the thread that started it (PR_SET_PDEATHSIG).
+        try WorkerSpawner.shared.run { () throws(PDFWorkError) -> PDFWorkerProcess in
+            try startHere(executable: executable, memoryLimitMiB: memoryLimitMiB)
+        }
+    }
+
+    /// ``start(executable:memoryLimitMiB:)`` on the calling thread.
+    private static func startHere(executable: String, memoryLimitMiB: Int) throws(PDFWorkError) -> PDFWorkerProcess {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0
         else { throw .unavailable("socketpair: \(String(cString: strerror(errno)))") }
@@ -115,7 +124,7 @@ final class PDFWorkerProcess {
             }
             break
         }
-        var buffer = [UInt8](repeating: 0, count: PDFWorkerMessage.maximumPacketSize)
+        var buffer = [UInt8](repeating: 0, count: PDFWorkerMessage.maximumReplySize)
         var attached: Int32 = -1
         var count: Int
         repeat {
@@ -164,4 +173,67 @@ private func withCStrings<T>(_ strings: [String], _ body: ([UnsafeMutablePointer
     pointers.append(nil)
     defer { for pointer in pointers { free(pointer) } }
     return body(pointers)
+}
+
+/// The one thread that starts worker processes, and never ends.
+///
+/// A worker asks the kernel to kill it when its parent dies (`PR_SET_PDEATHSIG`), so that no worker outlives the
+/// service; but the kernel means the parent *thread*, the one that forked it. Started from a pool's or Dispatch's
+/// threads, which end when idle, workers were killed at random (seen as SIGKILL in the middle of a request).
+final class WorkerSpawner: Sendable {
+    /// The process's spawner (its thread starts on first use).
+    static let shared = WorkerSpawner()
+
+    private typealias Job = @Sendable () -> Void
+    private let jobs = Mutex<[Job]>([])
+    private let ready = DispatchSemaphore(value: 0)
+
+    private init() {
+        let thread = Thread { [self] in
+            while true {
+                ready.wait()
+                let next = jobs.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+                next?()
+            }
+        }
+        thread.name = "quire.pdf-worker-spawner"
+        thread.start()
+    }
+
+    /// Runs `body` on the spawner's thread and waits for it (the caller may block: never call it from the
+    /// cooperative pool or an event loop).
+    /// - Throws: what `body` throws.
+    func run<T>(_ body: @escaping @Sendable () throws(PDFWorkError) -> T) throws(PDFWorkError) -> T {
+        let box = SpawnResult<T>()
+        let done = DispatchSemaphore(value: 0)
+        jobs.withLock {
+            $0.append {
+                box.set(Result { () throws(PDFWorkError) -> T in try body() })
+                done.signal()
+            }
+        }
+        ready.signal()
+        done.wait()
+        return try box.get()
+    }
+}
+
+/// A result handed from the spawner's thread to the caller (set before the caller wakes).
+private final class SpawnResult<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Result<T, PDFWorkError>?
+
+    func set(_ result: Result<T, PDFWorkError>) {
+        lock.lock()
+        defer { lock.unlock() }
+        value = result
+    }
+
+    func get() throws(PDFWorkError) -> T {
+        lock.lock()
+        let result = value
+        lock.unlock()
+        guard let result else { throw .unavailable("the spawner gave no result") }
+        return try result.get()
+    }
 }
