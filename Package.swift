@@ -153,7 +153,9 @@ let package = Package(
         // A helper process for the cross-process tests (spawned by FileCoordinationTests, never shipped).
         .executableTarget(name: "CoordinationProbe", dependencies: ["FileCoordination"], path: "Tests/CoordinationProbe"),
         .testTarget(name: "FileCoordinationTests", dependencies: ["FileCoordination", "CoordinationProbe"]),
-        .testTarget(name: "FileCoordinationCompatTests", dependencies: ["FileCoordinationCompat"]),
+        // Wrappers written as Apple-platform code writes them, in a module of their own (never shipped).
+        .target(name: "AppleStyleWrappers", dependencies: ["FileCoordinationCompat"], path: "Tests/AppleStyleWrappers"),
+        .testTarget(name: "FileCoordinationCompatTests", dependencies: ["FileCoordinationCompat", "AppleStyleWrappers"]),
         // A helper process for the Documents tests (saves in a loop, opens documents; never shipped).
         .executableTarget(name: "DocumentProbe", dependencies: ["Documents"], path: "Tests/DocumentProbe"),
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "DocumentModel", "DocumentProbe", "DocumentExample", "quire"]),

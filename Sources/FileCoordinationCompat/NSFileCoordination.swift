@@ -2,11 +2,12 @@
 import Foundation
 
 // Apple's names for Quire's file-coordination types, so that code written for Apple platforms compiles on
-// Linux unchanged. They are the same types: an `NSFilePresenter` is a `FilePresenter`, and both are messaged by
-// the same machinery.
+// Linux unchanged. `NSFilePresenter` and `NSFileAccessIntent` are Quire's own types under Apple's names;
+// `NSFileCoordinator` is a class of its own that has Apple's members and nothing else, so that the wrappers real
+// code declares in its own extensions (a throwing `coordinate(readingItemAt:options:byAccessor:)`, say) never
+// meet Quire's throwing forms of the same name ("ambiguous use of 'coordinate'"). It coordinates through a
+// ``FileCoordinator``: both are messaged by the same machinery, and the two coordinate with each other.
 
-/// Apple's `NSFileCoordinator`: the same class as ``FileCoordinator``.
-public typealias NSFileCoordinator = FileCoordinator
 /// Apple's `NSFilePresenter`: the same protocol as ``FilePresenter``.
 public typealias NSFilePresenter = FilePresenter
 /// Apple's `NSFileAccessIntent`: the same class as ``FileAccessIntent``.
@@ -18,60 +19,118 @@ public typealias NSFileAccessIntent = FileAccessIntent
 public typealias NSErrorPointer = UnsafeMutablePointer<NSError?>?
 #endif
 
-extension FileCoordinator {
-    /// Apple's form of ``coordinate(readingItemAt:options:byAccessor:)``: on failure the accessor does not run
+/// Apple's `NSFileCoordinator`, with Apple's members only: coordinated reads and writes of files and
+/// directories, across threads and processes, with the presenters of those items told first. Each call runs
+/// through a ``FileCoordinator`` (``coordinator``), whose semantics are Apple's.
+public final class NSFileCoordinator: NSObject, @unchecked Sendable {
+    /// Apple's `NSFileCoordinator.ReadingOptions` (the same raw values).
+    public typealias ReadingOptions = FileCoordinator.ReadingOptions
+    /// Apple's `NSFileCoordinator.WritingOptions` (the same raw values).
+    public typealias WritingOptions = FileCoordinator.WritingOptions
+
+    /// The Quire coordinator that does the work (for code that wants Quire's throwing and async forms).
+    public let coordinator: FileCoordinator
+
+    /// A coordinator whose accesses do not message `filePresenter` (the presenter making the change).
+    public init(filePresenter: (any NSFilePresenter)? = nil) {
+        coordinator = FileCoordinator(filePresenter: filePresenter)
+        super.init()
+    }
+
+    /// Registers a presenter with every coordinator of this process and the others.
+    public class func addFilePresenter(_ filePresenter: any NSFilePresenter) {
+        FileCoordinator.addFilePresenter(filePresenter)
+    }
+
+    /// Unregisters a presenter.
+    public class func removeFilePresenter(_ filePresenter: any NSFilePresenter) {
+        FileCoordinator.removeFilePresenter(filePresenter)
+    }
+
+    /// The presenters registered in this process.
+    public class var filePresenters: [any NSFilePresenter] { FileCoordinator.filePresenters }
+
+    /// The identifier that ties this coordinator's accesses together (Apple: set once, before any access).
+    public var purposeIdentifier: String {
+        get { coordinator.purposeIdentifier }
+        set { coordinator.purposeIdentifier = newValue }
+    }
+
+    /// Cancels the accesses this coordinator waits for: they fail with NSCocoaErrorDomain 3072.
+    public func cancel() { coordinator.cancel() }
+
+    /// Announces a move before it happens (Apple uses it for sandbox extensions only; nothing on Linux).
+    public func item(at oldURL: URL, willMoveTo newURL: URL) { coordinator.item(at: oldURL, willMoveTo: newURL) }
+
+    /// Reports, inside a coordinated write, that the item at `oldURL` now is at `newURL`: its presenters are told.
+    public func item(at oldURL: URL, didMoveTo newURL: URL) { coordinator.item(at: oldURL, didMoveTo: newURL) }
+
+    /// Apple tells iCloud presenters that an item's ubiquity attributes changed. Linux has no iCloud: this does
+    /// nothing.
+    public func item(at url: URL, didChangeUbiquityAttributes attributes: Set<URLResourceKey>) {}
+
+    /// Waits asynchronously for access to every intent at once, then runs `accessor` on `queue` with nil (or
+    /// with the error, and then it must not touch the files). The access ends when `accessor` returns.
+    public func coordinate(
+        with intents: [NSFileAccessIntent], queue: OperationQueue,
+        byAccessor accessor: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        coordinator.coordinate(with: intents, queue: queue, byAccessor: accessor)
+    }
+    /// A coordinated read (Quire's ``FileCoordinator/coordinate(readingItemAt:options:byAccessor:)``): on failure the accessor does not run
     /// and `outError` receives the error (cancellation is NSCocoaErrorDomain 3072).
     public func coordinate(
         readingItemAt url: URL, options: ReadingOptions = [], error outError: NSErrorPointer,
         byAccessor reader: (URL) -> Void
     ) {
-        report(outError) { try coordinate(readingItemAt: url, options: options) { reader($0) } }
+        report(outError) { try coordinator.coordinate(readingItemAt: url, options: options) { reader($0) } }
     }
 
-    /// Apple's form of ``coordinate(writingItemAt:options:byAccessor:)``: on failure the accessor does not run
+    /// A coordinated write (Quire's ``FileCoordinator/coordinate(writingItemAt:options:byAccessor:)``): on failure the accessor does not run
     /// and `outError` receives the error. Nesting a write inside the accessor sets ``FileCoordinationError/invalidNesting``
     /// (Apple raises an exception).
     public func coordinate(
         writingItemAt url: URL, options: WritingOptions = [], error outError: NSErrorPointer,
         byAccessor writer: (URL) -> Void
     ) {
-        report(outError) { try coordinate(writingItemAt: url, options: options) { writer($0) } }
+        report(outError) { try coordinator.coordinate(writingItemAt: url, options: options) { writer($0) } }
     }
 
-    /// Apple's form of ``coordinate(readingItemAt:options:writingItemAt:options:byAccessor:)``.
+    /// A coordinated read of one item and write of another, at once; errors as the single forms.
     public func coordinate(
         readingItemAt readingURL: URL, options readingOptions: ReadingOptions = [],
         writingItemAt writingURL: URL, options writingOptions: WritingOptions = [],
         error outError: NSErrorPointer, byAccessor readerWriter: (URL, URL) -> Void
     ) {
         report(outError) {
-            try coordinate(
+            try coordinator.coordinate(
                 readingItemAt: readingURL, options: readingOptions, writingItemAt: writingURL,
                 options: writingOptions) { readerWriter($0, $1) }
         }
     }
 
-    /// Apple's form of ``coordinate(writingItemAt:options:writingItemAt:options:byAccessor:)``.
+    /// Coordinated writes of two items at once (a move, say); errors as the single forms.
     public func coordinate(
         writingItemAt url1: URL, options options1: WritingOptions = [],
         writingItemAt url2: URL, options options2: WritingOptions = [],
         error outError: NSErrorPointer, byAccessor writer: (URL, URL) -> Void
     ) {
         report(outError) {
-            try coordinate(writingItemAt: url1, options: options1, writingItemAt: url2, options: options2) {
+            try coordinator.coordinate(writingItemAt: url1, options: options1, writingItemAt: url2, options: options2) {
                 writer($0, $1)
             }
         }
     }
 
-    /// Apple's form of ``prepare(forReadingItemsAt:options:writingItemsAt:options:byAccessor:)``.
+    /// Prepares a batch of accesses: the presenters of every item are told once, before `batchAccessor` runs
+    /// the coordinated accesses themselves (call the completion handler it gets when done); errors as above.
     public func prepare(
         forReadingItemsAt readingURLs: [URL], options readingOptions: ReadingOptions = [],
         writingItemsAt writingURLs: [URL], options writingOptions: WritingOptions = [],
         error outError: NSErrorPointer, byAccessor batchAccessor: (@escaping @Sendable () -> Void) -> Void
     ) {
         report(outError) {
-            try prepare(
+            try coordinator.prepare(
                 forReadingItemsAt: readingURLs, options: readingOptions, writingItemsAt: writingURLs,
                 options: writingOptions, byAccessor: batchAccessor)
         }

@@ -1,5 +1,6 @@
 import FileCoordinationCompat
 import Foundation
+import AppleStyleWrappers
 import Testing
 
 // Everything from here to the tests is ordinary Apple-platform code, unchanged: a presenter class written
@@ -120,5 +121,48 @@ struct AppleStyleCodeTests {
         let (text, error) = loadText(from: URL(string: "https://example.com/notes.txt")!)
         #expect(text == nil)
         #expect(error != nil)
+    }
+}
+
+/// Point 5 of issue 15: code that declares throwing wrappers on `NSFileCoordinator` in its own module (as
+/// `AppleStyleWrappers` does) calls them with a trailing closure, as on Apple platforms, without ambiguity.
+@Suite("Apple-style wrappers declared in another module")
+struct AppleStyleWrapperTests {
+    @Test("a throwing wrapper called with a trailing closure is the wrapper, unambiguously")
+    func trailingClosureWrapper() throws {
+        let url = try AppleStyleCodeTests.temporaryFile()
+        let coordinator = NSFileCoordinator(filePresenter: nil)
+        try coordinator.coordinate(writingItemAt: url, options: .forReplacing) { url in
+            try "through the wrapper".write(to: url, atomically: true, encoding: .utf8)
+        }
+        var read: String?
+        try coordinator.coordinate(readingItemAt: url) { url in
+            read = try String(contentsOf: url, encoding: .utf8)
+        }
+        #expect(read == "through the wrapper")
+        let returned: String = try coordinator.coordinate(readingItemAt: url) { url in
+            try String(contentsOf: url, encoding: .utf8)
+        }
+        #expect(returned == "through the wrapper")
+        struct Refused: Error {}
+        #expect(throws: Refused.self) { try coordinator.coordinate(readingItemAt: url) { _ in throw Refused() } }
+    }
+
+    @Test("NSFileCoordinator and Quire's FileCoordinator coordinate with each other")
+    func sameMachinery() throws {
+        let url = try AppleStyleCodeTests.temporaryFile()
+        try "x".write(to: url, atomically: true, encoding: .utf8)
+        let apple = NSFileCoordinator()
+        var error: NSError?
+        var nested = false
+        apple.coordinate(writingItemAt: url, options: [], error: &error) { _ in
+            // Another coordinator's read of the item waits for this write (one machinery): it times out.
+            let quire = FileCoordinator()
+            quire.timeout = .milliseconds(200)
+            nested = (try? quire.coordinate(readingItemAt: url) { _ in true }) == nil
+        }
+        #expect(error == nil)
+        #expect(nested, "a Quire read of the item went through while an NSFileCoordinator write held it")
+        #expect(try FileCoordinator().coordinate(readingItemAt: url) { _ in true })
     }
 }
