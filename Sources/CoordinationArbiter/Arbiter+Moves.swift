@@ -64,6 +64,7 @@ extension Arbiter {
             send(.subitemDidAppear(newPath), to: presenter, for: request, about: newPath, &outcome)
         }
 
+        movedPaths[request, default: []] += [oldPath, newPath]
         holdMovedClaims(of: request, from: oldPath, to: newPath)
         let waiting = requests.values.filter { !$0.isGranted }.sorted { $0.sequence < $1.sequence }
         for other in waiting {

@@ -125,32 +125,60 @@ extension Arbiter {
             if intent.excludesContents || intent.includesContents, let item, table.nodes[item].presentersBelow > 0 {
                 contentPresenters = inRegistrationOrder(table.presenters(below: item), excluding: request.purpose)
             }
+            var directoryPresenters: [PresenterID] = []
+            if let options = intent.writingOptions, options.contains(.forDeleting) {
+                directoryPresenters = enclosingPresenters(
+                    of: intent.path, skippingDepths: intent.packageRootDepths, excluding: request.purpose)
+            }
             plan.add(
                 intent, itemPresenters: itemPresenters, packagePresenters: packagePresenters,
-                contentPresenters: contentPresenters)
+                contentPresenters: contentPresenters, directoryPresenters: directoryPresenters)
         }
         return plan
     }
 
-    /// After a granted request: `didChange` and `subitemDidChange` for plain and merging writes.
-    mutating func sendChangeNotifications(after request: AccessRequest, _ outcome: inout EventOutcome) {
+    /// After a granted request, tells presenters what its writes did.
+    ///
+    /// For each write intent but a `.forMoving` one, and none at a path the request moved an item from or to
+    /// (the move was reported by ``itemMoved(_:from:at:to:)``):
+    /// - the item's presenters get `didChange` after plain, `.forMerging` and `.contentIndependentMetadataOnly`
+    ///   writes ("contents or attributes" changed); after `.forDeleting` and `.forReplacing` writes they were
+    ///   asked to accommodate the deletion instead;
+    /// - the presenters of every enclosing directory and package, nearest first, get `subitemDidAppear` if the
+    ///   client reports that the item did not exist before the access and does after, nothing if it existed
+    ///   neither before nor after, and `subitemDidChange` otherwise: for a change, a replacement, a metadata
+    ///   change, a deletion (after `accommodateSubitemDeletion`), and whenever the client reported nothing.
+    mutating func sendChangeNotifications(
+        after request: AccessRequest, presence: [ItemPresence?], _ outcome: inout EventOutcome
+    ) {
         guard !presenters.isEmpty else { return }
+        let moved = movedPaths.isEmpty ? [] : movedPaths[request.id] ?? []
         var told: [PresenterID] = []
         var toldSubitem: [(PresenterID, ItemPath)] = []
-        for claimed in request.intents {
-            guard let options = claimed.intent.writingOptions,
-                options.isDisjoint(with: [.forDeleting, .forMoving, .forReplacing, .contentIndependentMetadataOnly])
-            else { continue }
+        for (index, claimed) in request.intents.enumerated() {
+            guard let options = claimed.intent.writingOptions, !options.contains(.forMoving) else { continue }
             let path = claimed.intent.path
+            if !moved.isEmpty && moved.contains(path) { continue }
+            let subitemMessage: PresenterMessage?
+            if index < presence.count, let seen = presence[index] {
+                switch (seen.existedBefore, seen.existsAfter) {
+                case (false, true): subitemMessage = .subitemDidAppear(path)
+                case (false, false): subitemMessage = nil
+                case (true, true), (true, false): subitemMessage = .subitemDidChange(path)
+                }
+            } else {
+                subitemMessage = .subitemDidChange(path)
+            }
             let (deepest, depth) =
                 claimed.intent.claimDepth == path.depth
                 ? (claimed.node, path.depth) : table.deepestExistingNode(along: path)
-            if depth == path.depth {
+            if depth == path.depth && options.isDisjoint(with: AccessIntent.WritingOptions.removingItem) {
                 for presenter in presenters(at: deepest, excluding: request.purpose) where !told.contains(presenter) {
                     told.append(presenter)
                     send(.didChange, to: presenter, for: request.id, about: path, &outcome)
                 }
             }
+            guard let subitemMessage else { continue }
             // Every enclosing directory, nearest first (the deepest existing node itself if the item has none).
             var directory = depth == path.depth ? table.nodes[deepest].parent : deepest
             while directory >= 0 {
@@ -161,11 +189,43 @@ extension Arbiter {
                 for presenter in presenters(at: directory, excluding: request.purpose)
                 where !toldSubitem.contains(where: { $0.0 == presenter && $0.1 == path }) {
                     toldSubitem.append((presenter, path))
-                    send(.subitemDidChange(path), to: presenter, for: request.id, about: path, &outcome)
+                    send(subitemMessage, to: presenter, for: request.id, about: path, &outcome)
                 }
                 directory = table.nodes[directory].parent
             }
         }
+    }
+
+    /// True when a presenter of a directory or package enclosing an item the request writes (other than by
+    /// moving it) will hear of the write: then the grant asks the client to report the items' presence.
+    func wantsPresence(of request: AccessRequest) -> Bool {
+        guard !presenters.isEmpty else { return false }
+        for claimed in request.intents {
+            guard let options = claimed.intent.writingOptions, !options.contains(.forMoving) else { continue }
+            if !enclosingPresenters(of: claimed.intent.path, skippingDepths: [], excluding: request.purpose).isEmpty {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The presenters (other than of `purpose`) of the directories strictly enclosing `path`, nearest first,
+    /// leaving out those at `skippingDepths`.
+    func enclosingPresenters(of path: ItemPath, skippingDepths: [Int], excluding purpose: PurposeID) -> [PresenterID] {
+        var (node, depth) = table.deepestExistingNode(along: path)
+        if depth == path.depth {
+            node = table.nodes[node].parent
+            depth -= 1
+        }
+        var found: [PresenterID] = []
+        while node >= 0 {
+            if !table.nodes[node].presenters.isEmpty && !skippingDepths.contains(depth) {
+                found += presenters(at: node, excluding: purpose)
+            }
+            node = table.nodes[node].parent
+            depth -= 1
+        }
+        return found
     }
 
     /// Sends the reacquire of every presenter that relinquished for `request` and is still registered.

@@ -71,7 +71,7 @@ extension Arbiter {
 
     /// A client is gone: its granted accesses end, its waiting requests vanish, its presenters are removed.
     ///
-    /// Granted accesses end as with ``accessEnded(_:from:)`` (other presenters get `didChange` for writes and
+    /// Granted accesses end as with ``accessEnded(_:from:presence:)`` (other presenters get `didChange` for writes and
     /// their reacquire). Waiting requests are dropped without a ``ArbiterAction/fail(_:_:_:)`` (nobody is
     /// left to tell), their timers are cancelled and the presenters they had asked to relinquish reacquire.
     /// Rounds waiting on replies from the client's presenters go on as if those had replied without error.

@@ -1,7 +1,7 @@
 extension Arbiter {
     /// A client re-declares an access it held under a previous host of the arbiter, which died while the
     /// accessor ran: the request is recorded as granted at once, with no presenter round and no grant action
-    /// (the accessor is already running). Its end (``accessEnded(_:from:)``) notifies presenters as usual.
+    /// (the accessor is already running). Its end (``accessEnded(_:from:presence:)``) notifies presenters as usual.
     ///
     /// A host calls this during its grace period, before it grants anything new, so a reclaimed access cannot
     /// conflict with another grant: all reclaimed accesses were held together under the previous host. A

@@ -140,16 +140,18 @@ extension Arbiter {
             outcome.actions.append(.cancelTimer(id))
         }
         requests[id] = request
-        outcome.actions.append(.grant(id, request.client, paths: request.currentPaths))
+        outcome.actions.append(
+            .grant(id, request.client, paths: request.currentPaths, reportsPresence: wantsPresence(of: request)))
     }
 
     /// Ends a granted access: releases its claims, sends `didChange`s and reacquires, rechecks its waiters.
-    mutating func finishAccess(_ id: RequestID, _ outcome: inout EventOutcome) {
+    mutating func finishAccess(_ id: RequestID, presence: [ItemPresence?] = [], _ outcome: inout EventOutcome) {
         guard let request = requests.removeValue(forKey: id) else { return }
         outcome.recheck.append(contentsOf: conflictingRequests(of: request))
         // Few requests move anything: the common one pays one check.
         if !movedClaims.isEmpty { releaseMovedClaims(of: request, &outcome) }
-        sendChangeNotifications(after: request, &outcome)
+        sendChangeNotifications(after: request, presence: presence, &outcome)
+        if !movedPaths.isEmpty { movedPaths[id] = nil }
         releaseClaims(of: request)
         sendReacquires(for: request, &outcome)
     }

@@ -34,10 +34,11 @@
 /// When a request could be granted, it first messages every presenter of the affected items whose purpose
 /// differs from its own (see ``PresenterRound``) and waits for their replies. An error reply fails the
 /// request; the presenters already asked to relinquish get ``PresenterMessage/reacquire(relinquishMessage:)``.
-/// After ``accessEnded(_:from:)``: plain and `.forMerging` writes send `didChange` to the item's presenters
-/// and `subitemDidChange` to presenters of every enclosing directory; then every presenter that relinquished
-/// gets its reacquire. `.contentIndependentMetadataOnly` writes, deletions, replacements and moves send no
-/// `didChange` (moves report themselves through ``itemMoved(_:from:at:to:)``).
+/// After ``accessEnded(_:from:presence:)`` (see ``sendChangeNotifications(after:presence:_:)``): the item's
+/// presenters get `didChange` for plain, `.forMerging` and `.contentIndependentMetadataOnly` writes, and the
+/// presenters of every enclosing directory hear of every write but a move (`subitemDidAppear` for an item
+/// that was created, `subitemDidChange` otherwise); then every presenter that relinquished gets its reacquire.
+/// Moves report themselves through ``itemMoved(_:from:at:to:)``.
 public struct Arbiter: Sendable {
     /// Active requests by id.
     var requests: [RequestID: AccessRequest] = [:]
@@ -51,6 +52,9 @@ public struct Arbiter: Sendable {
     /// filed under intent indices `intents.count...` and released with the intents' claims. Kept apart from
     /// the requests so that the common request, which moves nothing, carries nothing for it.
     var movedClaims: [RequestID: [AccessRequest.ClaimedIntent]] = [:]
+    /// The paths granted requests moved items from and to; their end reports no change there (the move was
+    /// reported). Kept apart from the requests, as ``movedClaims``.
+    var movedPaths: [RequestID: [ItemPath]] = [:]
     /// The next arrival / registration number.
     var nextSequence: UInt64 = 1
     /// The next message number; every smaller one has been issued.
@@ -97,7 +101,7 @@ public struct Arbiter: Sendable {
         if blocker(of: new) == nil && planRound(for: new).isEmpty {
             new.state = .granted
             requests[request] = new
-            return [.grant(request, client, paths: intents.map(\.path))]
+            return [.grant(request, client, paths: intents.map(\.path), reportsPresence: wantsPresence(of: new))]
         }
         requests[request] = new
 
@@ -118,13 +122,18 @@ public struct Arbiter: Sendable {
 
     /// The accessor of a granted request returned: release its claims, notify presenters, reacquire.
     ///
-    /// Ignored for an unknown request; ``ProtocolViolation/accessEndedBeforeGrant(_:)`` for one not granted.
-    public mutating func accessEnded(_ request: RequestID, from client: ClientID) -> [ArbiterAction] {
+    /// `presence` has one entry per intent (nil for one not looked at), or is empty: what the client saw of
+    /// the written items when the grant asked for it (``ArbiterAction/grant(_:_:paths:reportsPresence:)``).
+    /// Entries past the intents are ignored. Ignored for an unknown request;
+    /// ``ProtocolViolation/accessEndedBeforeGrant(_:)`` for one not granted.
+    public mutating func accessEnded(
+        _ request: RequestID, from client: ClientID, presence: [ItemPresence?] = []
+    ) -> [ArbiterAction] {
         guard let active = requests[request] else { return [] }
         guard active.client == client else { return [.failClient(client, .requestOfAnotherClient(request))] }
         guard active.isGranted else { return [.failClient(client, .accessEndedBeforeGrant(request))] }
         var outcome = EventOutcome()
-        finishAccess(request, &outcome)
+        finishAccess(request, presence: presence, &outcome)
         settle(&outcome)
         return outcome.actions
     }

@@ -4,8 +4,12 @@
 /// fail waiting calls, arm or disarm timers, and drop misbehaving clients.
 public enum ArbiterAction: Hashable, Sendable, CustomStringConvertible {
     /// Run the request's accessor with these paths, one per intent in the request's order (moved paths
-    /// already applied). The access lasts until ``Arbiter/accessEnded(_:from:)``.
-    case grant(RequestID, ClientID, paths: [ItemPath])
+    /// already applied). The access lasts until ``Arbiter/accessEnded(_:from:presence:)``.
+    ///
+    /// With `reportsPresence`, a presenter of a directory enclosing one of the written items will be told of
+    /// the write: the client looks whether each written item exists before the accessor runs and after it
+    /// returns, and reports it when the access ends (see ``ItemPresence``).
+    case grant(RequestID, ClientID, paths: [ItemPath], reportsPresence: Bool = false)
     /// Deliver a message to a presenter.
     case send(PresenterDelivery)
     /// The request will never be granted; its accessor must not run.
@@ -23,8 +27,8 @@ public enum ArbiterAction: Hashable, Sendable, CustomStringConvertible {
     /// One line per action, for test failures and traces.
     public var description: String {
         switch self {
-        case .grant(let request, let client, let paths):
-            return "grant \(request) to \(client) \(paths.map(\.description))"
+        case .grant(let request, let client, let paths, let reportsPresence):
+            return "grant \(request) to \(client) \(paths.map(\.description))\(reportsPresence ? " +presence" : "")"
         case .send(let delivery):
             return "send \(delivery)"
         case .fail(let request, let client, let failure):
@@ -88,7 +92,7 @@ public enum ProtocolViolation: Hashable, Sendable, CustomStringConvertible {
     case unknownMessage(MessageID)
     /// A reply comes from a client other than the one the message was sent to.
     case replyFromWrongClient(MessageID)
-    /// ``Arbiter/accessEnded(_:from:)`` for a request that was never granted.
+    /// ``Arbiter/accessEnded(_:from:presence:)`` for a request that was never granted.
     case accessEndedBeforeGrant(RequestID)
     /// ``Arbiter/itemMoved(_:from:at:to:)`` outside a granted request with a writing intent.
     case moveOutsideWriteAccess(RequestID)

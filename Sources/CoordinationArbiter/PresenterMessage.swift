@@ -11,15 +11,18 @@ public enum PresenterMessage: Hashable, Sendable, CustomStringConvertible {
     case savePresentedItemChanges
     /// `accommodatePresentedItemDeletion(completionHandler:)`: reply with the handler's error, if any.
     case accommodateDeletion
-    /// `accommodatePresentedSubitemDeletion(at:completionHandler:)` (sent to enclosing file packages).
+    /// `accommodatePresentedSubitemDeletion(at:completionHandler:)` (sent to enclosing file packages before a
+    /// `.forDeleting` or `.forReplacing` write, and to enclosing directories before a `.forDeleting` write).
     case accommodateSubitemDeletion(ItemPath)
     /// `presentedItemDidChange()`.
     case didChange
     /// `presentedItemDidMove(to:)`; the arbiter has already updated the presenter's stored path.
     case didMove(ItemPath)
-    /// `presentedSubitemDidChange(at:)`.
+    /// `presentedSubitemDidChange(at:)` (sent to enclosing directories after a write that changed, replaced or
+    /// deleted an item).
     case subitemDidChange(ItemPath)
-    /// `presentedSubitemDidAppear(at:)` (sent to directories an item was moved into).
+    /// `presentedSubitemDidAppear(at:)` (sent to enclosing directories after a write that created an item, and
+    /// to directories an item was moved into).
     case subitemDidAppear(ItemPath)
     /// `presentedSubitem(at:didMoveTo:)` (sent to directories an item was moved out of or within).
     case subitemDidMove(from: ItemPath, to: ItemPath)

@@ -4,7 +4,8 @@
 /// §2.3 of the API notes):
 /// 1. `relinquishing`: `relinquishToReader` or `relinquishToWriter` to every affected presenter;
 /// 2. `preparing`: `savePresentedItemChanges`, `accommodateDeletion` or `accommodateSubitemDeletion`, as the
-///    options ask.
+///    options ask (presenters of plain directories enclosing an item deleted with `.forDeleting` get only
+///    `accommodateSubitemDeletion`, in this phase).
 /// The set of presenters is fixed when the round starts: a presenter registered later is not asked (register
 /// inside a coordinated read to avoid that race, as on Apple platforms); one removed meanwhile counts as having
 /// replied without error.
@@ -72,12 +73,18 @@ struct RoundPlan: Sendable {
     /// - `itemPresenters`: presenters of the item itself;
     /// - `packagePresenters`: presenters of the file packages enclosing the item (they present it as a whole);
     /// - `contentPresenters`: presenters inside the item (only for writes that exclude contents and for
-    ///   intents that include contents; the latter are asked what the item's presenters are asked).
+    ///   intents that include contents; the latter are asked what the item's presenters are asked);
+    /// - `directoryPresenters`: presenters of the plain directories enclosing the item (only for `.forDeleting`
+    ///   writes): asked to accommodate the deletion of a subitem, without a relinquish (the directory itself
+    ///   is not written).
     mutating func add(
         _ intent: AccessIntent, itemPresenters: [PresenterID], packagePresenters: [PresenterID],
-        contentPresenters: [PresenterID]
+        contentPresenters: [PresenterID], directoryPresenters: [PresenterID] = []
     ) {
-        guard !(itemPresenters.isEmpty && packagePresenters.isEmpty && contentPresenters.isEmpty) else { return }
+        guard
+            !(itemPresenters.isEmpty && packagePresenters.isEmpty && contentPresenters.isEmpty
+                && directoryPresenters.isEmpty)
+        else { return }
         let path = intent.path
         switch intent.access {
         case .reading(let options):
@@ -96,7 +103,7 @@ struct RoundPlan: Sendable {
                 for presenter in itemPresenters + contentPresenters {
                     prepare(presenter, .accommodateDeletion, path: path)
                 }
-                for presenter in packagePresenters {
+                for presenter in packagePresenters + directoryPresenters {
                     prepare(presenter, .accommodateSubitemDeletion(path), path: path)
                 }
             } else if options.contains(.forMerging) {

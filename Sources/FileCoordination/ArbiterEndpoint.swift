@@ -7,7 +7,8 @@ enum ClientEvent: Sendable {
     case presenterMoved(PresenterID, path: ItemPath?)
     case presenterRemoved(PresenterID)
     case accessRequested(RequestID, purpose: PurposeID, intents: [AccessIntent], deadline: Instant?, nestedIn: RequestID?)
-    case accessEnded(RequestID)
+    /// `presence`: one entry per intent when the grant asked for it (see ``ItemPresence``), else empty.
+    case accessEnded(RequestID, presence: [ItemPresence?])
     case itemMoved(RequestID, from: ItemPath, to: ItemPath)
     case cancelRequested(RequestID)
     case presenterReplied(MessageID, failure: PresenterFailure?)
@@ -15,7 +16,8 @@ enum ClientEvent: Sendable {
 
 /// What the arbiter tells a process: the actions addressed to it.
 enum ClientAction: Sendable {
-    case grant(RequestID, paths: [ItemPath])
+    /// `reportsPresence`: report whether the written items exist before and after the accessor.
+    case grant(RequestID, paths: [ItemPath], reportsPresence: Bool)
     case fail(RequestID, AccessFailure)
     case deliver(PresenterDelivery)
     /// The request cannot be served: no host of the shared arbiter can be reached or started (never sent by an

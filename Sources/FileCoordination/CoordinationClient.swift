@@ -67,9 +67,9 @@ final class CoordinationClient: Sendable {
         endpoint.submit(.presenterRemoved(id))
     }
 
-    /// Ends a granted access of this process.
-    func accessEnded(_ request: RequestID) {
-        endpoint.submit(.accessEnded(request))
+    /// Ends a granted access of this process; `presence` reports what it did to its items, if the grant asked.
+    func accessEnded(_ request: RequestID, presence: [ItemPresence?] = []) {
+        endpoint.submit(.accessEnded(request, presence: presence))
         if reporter.isActive { reporter.finished(request) }
     }
 
@@ -97,7 +97,7 @@ final class CoordinationClient: Sendable {
 
     private func handle(_ action: ClientAction, messenger: PresenterMessenger) {
         switch action {
-        case .grant(let request, let paths):
+        case .grant(let request, let paths, _):
             if reporter.isActive { reporter.granted(request, paths: paths) }
             waiting.withLock { $0.removeValue(forKey: request) }?(action)
         case .fail(let request, _), .unavailable(let request, _):

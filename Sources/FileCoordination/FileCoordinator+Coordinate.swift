@@ -84,6 +84,8 @@ extension FileCoordinator {
             targets, nestedIn: AccessFrames.current.innermost(of: ObjectIdentifier(self)), to: .waiter(waiter))
         _ = try waiter.wait().get()
         guard let request else { return batchAccessor({}) }
+        // The batch writes nothing itself: the accesses inside it report what they write.
+        _ = takesPresence(request)
         openBatch(request)
         let completion = BatchCompletion { [self] in
             closeBatch(request)

@@ -23,8 +23,9 @@ extension FileCoordinator {
             case .success(let urls):
                 for (intent, url) in zip(intents, urls) { intent.update(url: url) }
                 queue.addOperation {
+                    let probe = self.takesPresence(request) ? ItemPresenceProbe(targets: targets, urls: urls) : nil
                     accessor(nil)
-                    self.end(request)
+                    self.end(request, presence: probe?.finish() ?? [])
                 }
             case .failure(let error):
                 queue.addOperation { accessor(error) }
@@ -62,8 +63,18 @@ extension FileCoordinator {
             slot.cancelled = true
             if let id = slot.value { CoordinationClient.shared.endpoint.submit(.cancelRequested(id)) }
         }
-        defer { if let id = slot.value { end(id) } }
-        return try await accessor(urls)
+        guard let id = slot.value else { return try await accessor(urls) }
+        // The probe looks at the file system: never on the cooperative pool.
+        let probe = takesPresence(id) ? await ItemPresenceProbe.offPool(targets: targets, urls: urls) : nil
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await accessor(urls))
+        } catch {
+            result = .failure(error)
+        }
+        let presence = if let probe { await probe.finishOffPool() } else { [ItemPresence?]() }
+        end(id, presence: presence)
+        return try result.get()
     }
 }
 

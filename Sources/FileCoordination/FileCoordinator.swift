@@ -52,6 +52,8 @@ public final class FileCoordinator: @unchecked Sendable {
         var waiting = WaitingRequests()
         /// Granted `prepare(...)` accesses whose completion handler has not been called yet.
         var openBatches: [RequestID] = []
+        /// Granted requests whose grant asked for the presence of their items (see ``ItemPresenceProbe``).
+        var reportingPresence: [RequestID] = []
     }
 
     private static let client = CoordinationClient.shared
@@ -242,9 +244,12 @@ public final class FileCoordinator: @unchecked Sendable {
         Self.client.request(
             request, purpose: purpose, intents: targets.map { $0.intent }, deadline: deadline, nestedIn: nestedIn
         ) { [self] action in
-            state.withLock { $0.waiting.remove(request) }
+            state.withLock { state in
+                state.waiting.remove(request)
+                if case .grant(_, _, true) = action { state.reportingPresence.append(request) }
+            }
             switch action {
-            case .grant(_, let paths):
+            case .grant(_, let paths, _):
                 outcome(.success(zip(targets, paths).map { target, path in
                     target.followsMoves && path != target.intent.path ? ItemLocator.url(of: path) : target.url
                 }))
@@ -279,17 +284,27 @@ public final class FileCoordinator: @unchecked Sendable {
         let request = submit(targets, nestedIn: nestedIn, to: .waiter(waiter))
         let urls = try waiter.wait().get()
         guard let request else { return try accessor(urls) }
+        let probe = takesPresence(request) ? ItemPresenceProbe(targets: targets, urls: urls) : nil
         frames.push(AccessFrames.Frame(coordinator: ObjectIdentifier(self), request: request, isSingleWrite: isSingleWrite))
         defer {
             frames.pop()
-            end(request)
+            end(request, presence: probe?.finish() ?? [])
         }
         return try accessor(urls)
     }
 
+    /// True (once) if the grant of `request` asked for the presence of its items.
+    func takesPresence(_ request: RequestID) -> Bool {
+        state.withLock { state in
+            guard let index = state.reportingPresence.firstIndex(of: request) else { return false }
+            state.reportingPresence.remove(at: index)
+            return true
+        }
+    }
+
     /// Ends a granted access and re-reads the own presenter's URL (a write on its behalf may have created it).
-    func end(_ request: RequestID) {
-        Self.client.accessEnded(request)
+    func end(_ request: RequestID, presence: [ItemPresence?] = []) {
+        Self.client.accessEnded(request, presence: presence)
         if let ownPresenter, let entry = Self.client.registry.entry(of: ownPresenter.presenter) {
             let path = ItemLocator.pathIfFileURL(ownPresenter.presenter.presentedItemURL)
             if Self.client.registry.updatePath(entry.id, to: path) {

@@ -8,6 +8,16 @@ import Foundation
 /// coordination scope) in other processes. Every method but the first two has a default implementation, as
 /// the optional methods of Apple's protocol: the relinquish methods hand back no reacquirer, the completion
 /// handlers are called with `nil`, and the notifications do nothing.
+///
+/// ## File packages
+/// Apple calls `presentedItemDidChange()` instead of a subitem notification that a package presenter does
+/// not implement. Swift cannot tell whether a method is implemented, so Quire's default implementations of
+/// ``presentedSubitemDidAppear(at:)``, ``presentedSubitem(at:didMoveTo:)`` and
+/// ``presentedSubitemDidChange(at:)`` do it themselves: when ``presentedItemURL`` names a file package (its
+/// extension is in ``FileCoordinator/filePackageExtensions``), they call ``presentedItemDidChange()``. A
+/// presenter that implements a subitem method gets that method instead, as on Apple platforms. Declare the
+/// method in the class that conforms to the protocol: a subclass's method does not replace a default
+/// implementation its superclass relies on (Swift's protocol witness rule).
 public protocol FilePresenter: AnyObject {
     /// The presented item, or nil while it does not exist yet. Read on any thread at any time.
     var presentedItemURL: URL? { get }
@@ -33,11 +43,13 @@ public protocol FilePresenter: AnyObject {
     func presentedItemDidChange()
     /// An item inside the presented directory is about to be deleted; call the handler when ready.
     func accommodatePresentedSubitemDeletion(at url: URL, completionHandler: @escaping @Sendable ((any Error)?) -> Void)
-    /// An item appeared inside the presented directory.
+    /// An item appeared inside the presented directory: a coordinated write created it, or a coordinated move
+    /// brought it in.
     func presentedSubitemDidAppear(at url: URL)
     /// An item inside the presented directory moved from `oldURL` to `newURL`.
     func presentedSubitem(at oldURL: URL, didMoveTo newURL: URL)
-    /// An item inside the presented directory changed.
+    /// The contents or attributes of an item inside the presented directory were written, it was replaced, or
+    /// it was deleted (after ``accommodatePresentedSubitemDeletion(at:completionHandler:)`` for `.forDeleting`).
     func presentedSubitemDidChange(at url: URL)
 }
 
@@ -78,12 +90,20 @@ extension FilePresenter {
         completionHandler(nil)
     }
 
-    /// Default: ignored.
-    public func presentedSubitemDidAppear(at url: URL) {}
+    /// Default: ``presentedItemDidChange()`` if the presented item is a file package, else ignored.
+    public func presentedSubitemDidAppear(at url: URL) { reportChangeIfPackage() }
 
-    /// Default: ignored.
-    public func presentedSubitem(at oldURL: URL, didMoveTo newURL: URL) {}
+    /// Default: ``presentedItemDidChange()`` if the presented item is a file package, else ignored.
+    public func presentedSubitem(at oldURL: URL, didMoveTo newURL: URL) { reportChangeIfPackage() }
 
-    /// Default: ignored.
-    public func presentedSubitemDidChange(at url: URL) {}
+    /// Default: ``presentedItemDidChange()`` if the presented item is a file package, else ignored.
+    public func presentedSubitemDidChange(at url: URL) { reportChangeIfPackage() }
+
+    /// Apple's fallback for package presenters without subitem methods: the package as a whole changed.
+    private func reportChangeIfPackage() {
+        guard let url = presentedItemURL, !url.pathExtension.isEmpty,
+            FileCoordinator.filePackageExtensions.contains(url.pathExtension.lowercased())
+        else { return }
+        presentedItemDidChange()
+    }
 }

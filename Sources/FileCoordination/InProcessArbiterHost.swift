@@ -44,8 +44,8 @@ final class InProcessArbiterHost: ArbiterEndpoint, @unchecked Sendable {
                 actions = state.arbiter.accessRequested(
                     request, client: client, purpose: purpose, intents: intents, deadline: deadline,
                     nestedIn: nestedIn, now: now)
-            case .accessEnded(let request):
-                actions = state.arbiter.accessEnded(request, from: client)
+            case .accessEnded(let request, let presence):
+                actions = state.arbiter.accessEnded(request, from: client, presence: presence)
             case .itemMoved(let request, let from, let to):
                 actions = state.arbiter.itemMoved(request, from: client, at: from, to: to)
             case .cancelRequested(let request):
@@ -92,8 +92,8 @@ final class InProcessArbiterHost: ArbiterEndpoint, @unchecked Sendable {
 
     private func run(_ action: ArbiterAction) {
         switch action {
-        case .grant(let request, _, let paths):
-            perform(.grant(request, paths: paths))
+        case .grant(let request, _, let paths, let reportsPresence):
+            perform(.grant(request, paths: paths, reportsPresence: reportsPresence))
         case .fail(let request, _, let failure):
             perform(.fail(request, failure))
         case .send(let delivery):

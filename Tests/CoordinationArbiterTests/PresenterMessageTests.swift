@@ -40,7 +40,7 @@ import Testing
         var h = harness()
         h.register(2, client: 3, purpose: "P2", path: "/r")
         #expect(h.request(1, client: 1, purpose: "A", [write("/r/a")]) == ["P1 relinquishToWriter"])
-        #expect(h.replyAll() == ["grant R1 /r/a"])
+        #expect(h.replyAll() == ["grant R1 /r/a +presence"])
         #expect(h.end(1, client: 1) == ["P1 didChange", "P2 subitemDidChange(/r/a)", "P1 reacquire"])
     }
 
@@ -61,7 +61,9 @@ import Testing
         #expect(h.end(1, client: 1) == ["P1 reacquire"])
     }
 
-    @Test func deletingDirectoryAsksEverythingInsideAndNotTheParent() {
+    /// The parent directory's presenter does not relinquish (its directory is not written) but accommodates the
+    /// deletion of its subitem and hears of it afterwards.
+    @Test func deletingDirectoryAsksEverythingInsideAndTheParentOnlyAboutItsSubitem() {
         var h = harness()
         h.register(2, client: 3, purpose: "P2", path: "/r/a/x")
         h.register(3, client: 3, purpose: "P3", path: "/r")
@@ -70,9 +72,10 @@ import Testing
             h.request(1, client: 1, purpose: "A", [write("/r/a", .forDeleting)]) == [
                 "P1 relinquishToWriter", "P2 relinquishToWriter",
             ])
-        #expect(h.replyAll() == ["P1 accommodateDeletion", "P2 accommodateDeletion"])
-        #expect(h.replyAll() == ["grant R1 /r/a"])
-        #expect(h.end(1, client: 1) == ["P1 reacquire", "P2 reacquire"])
+        #expect(
+            h.replyAll() == ["P1 accommodateDeletion", "P2 accommodateDeletion", "P3 accommodateSubitemDeletion(/r/a)"])
+        #expect(h.replyAll() == ["grant R1 /r/a +presence"])
+        #expect(h.end(1, client: 1) == ["P3 subitemDidChange(/r/a)", "P1 reacquire", "P2 reacquire"])
     }
 
     @Test func movingDirectoryRelinquishesEverythingInside() {
@@ -94,8 +97,8 @@ import Testing
                 "P2 relinquishToWriter", "P1 relinquishToWriter",
             ])
         #expect(h.replyAll() == ["P2 accommodateDeletion", "P1 accommodateSubitemDeletion(/r/pkg.bundle/f)"])
-        #expect(h.replyAll() == ["grant R1 /r/pkg.bundle/f"])
-        #expect(h.end(1, client: 1) == ["P2 reacquire", "P1 reacquire"])
+        #expect(h.replyAll() == ["grant R1 /r/pkg.bundle/f +presence"])
+        #expect(h.end(1, client: 1) == ["P1 subitemDidChange(/r/pkg.bundle/f)", "P2 reacquire", "P1 reacquire"])
     }
 
     @Test func readInsidePackageAsksThePackagePresenter() {
@@ -108,25 +111,14 @@ import Testing
     @Test func writeInsidePackageReportsASubitemChangeToThePackage() {
         var h = harness(presenterAt: "/r/pkg.bundle")
         #expect(h.request(1, client: 1, purpose: "A", [write("/r/pkg.bundle/f")]) == ["P1 relinquishToWriter"])
-        #expect(h.replyAll() == ["grant R1 /r/pkg.bundle/f"])
+        #expect(h.replyAll() == ["grant R1 /r/pkg.bundle/f +presence"])
         #expect(h.end(1, client: 1) == ["P1 subitemDidChange(/r/pkg.bundle/f)", "P1 reacquire"])
-    }
-
-    @Test func contentIndependentMetadataWriteRelinquishesButReportsNoChange() {
-        var h = harness()
-        h.register(2, client: 3, purpose: "P2", path: "/r")
-        #expect(
-            h.request(1, client: 1, purpose: "A", [write("/r/a", .contentIndependentMetadataOnly)]) == [
-                "P1 relinquishToWriter"
-            ])
-        #expect(h.replyAll() == ["grant R1 /r/a"])
-        #expect(h.end(1, client: 1) == ["P1 reacquire"])
     }
 
     @Test func writeReportsSubitemChangeToEveryEnclosingDirectoryNearestFirst() {
         var h = harness(presenterAt: "/r")
         h.register(2, client: 3, purpose: "P2", path: "/r/a")
-        #expect(h.request(1, client: 1, purpose: "A", [write("/r/a/x/y")]) == ["grant R1 /r/a/x/y"])
+        #expect(h.request(1, client: 1, purpose: "A", [write("/r/a/x/y")]) == ["grant R1 /r/a/x/y +presence"])
         #expect(h.end(1, client: 1) == ["P2 subitemDidChange(/r/a/x/y)", "P1 subitemDidChange(/r/a/x/y)"])
     }
 

@@ -160,9 +160,11 @@ struct PresenterMessagingTests {
             }
         }
         #expect(packagePresenter.waitFor(.reacquire))
+        // The write inside the package is then reported to the package's presenter (issue 15).
         #expect(
             packagePresenter.events == [
-                .relinquishToWriter, .accommodateSubitemDeletion(path(packaged)), .mark("delete"), .reacquire,
+                .relinquishToWriter, .accommodateSubitemDeletion(path(packaged)), .mark("delete"),
+                .subitemDidChange(path(packaged)), .reacquire,
             ])
     }
 

@@ -113,9 +113,9 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             frame = .accessRequested(
                 request, purpose: purpose, intents: intents, timeout: Self.remaining(until: deadline, now: now),
                 nestedIn: nestedIn, reclaim: false)
-        case .accessEnded(let request):
+        case .accessEnded(let request, let presence):
             state.requests[request] = nil
-            frame = .accessEnded(request)
+            frame = .accessEnded(request, presence: presence)
         case .itemMoved(let request, let from, let to):
             frame = .itemMoved(request, from: from, to: to)
         case .cancelRequested(let request):
@@ -363,7 +363,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     /// Handles one frame from the host; false for a frame a host must not send.
     private func dispatch(_ frame: WireFrame) -> Bool {
         switch frame {
-        case .grant(let request, let paths):
+        case .grant(let request, let paths, let reportsPresence):
             state.withLock { state in
                 guard state.requests[request] != nil else { return }
                 state.requests[request]!.granted = true
@@ -374,7 +374,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                         includesContents: intent.includesContents)
                 }
             }
-            perform(.grant(request, paths: paths))
+            perform(.grant(request, paths: paths, reportsPresence: reportsPresence))
         case .fail(let request, let failure):
             state.withLock { _ = $0.requests.removeValue(forKey: request) }
             perform(.fail(request, failure))

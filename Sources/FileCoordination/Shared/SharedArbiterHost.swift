@@ -340,9 +340,9 @@ final class SharedArbiterHost: @unchecked Sendable {
                     RequestID(id), client: client, purpose: purpose, intents: intents, deadline: deadline,
                     nestedIn: outer, now: now))
             }
-        case .accessEnded(let request):
+        case .accessEnded(let request, let presence):
             guard let id = global(request.rawValue) else { return disconnect(slot) }
-            perform(arbiter.accessEnded(RequestID(id), from: client))
+            perform(arbiter.accessEnded(RequestID(id), from: client, presence: presence))
         case .itemMoved(let request, let from, let to):
             guard let id = global(request.rawValue) else { return disconnect(slot) }
             perform(arbiter.itemMoved(RequestID(id), from: client, at: from, to: to))
@@ -424,8 +424,10 @@ final class SharedArbiterHost: @unchecked Sendable {
     private func perform(_ actions: [ArbiterAction]) {
         for action in actions {
             switch action {
-            case .grant(let request, let client, let paths):
-                enqueue(.grant(RequestID(request.rawValue & Self.localMask), paths: paths), to: client.rawValue)
+            case .grant(let request, let client, let paths, let reportsPresence):
+                enqueue(
+                    .grant(RequestID(request.rawValue & Self.localMask), paths: paths, reportsPresence: reportsPresence),
+                    to: client.rawValue)
             case .fail(let request, let client, let failure):
                 enqueue(.fail(RequestID(request.rawValue & Self.localMask), failure), to: client.rawValue)
             case .send(let delivery):

@@ -125,7 +125,11 @@ struct WireDecoder: Sendable {
                 request, purpose: purpose, intents: intents, timeout: timeout, nestedIn: nestedIn,
                 reclaim: try reader.readBool("reclaim"), age: try reader.read(UInt64.self))
         case .accessEnded:
-            return .accessEnded(RequestID(try reader.read(UInt64.self)))
+            let request = RequestID(try reader.read(UInt64.self))
+            let presence = try reader.readArray(minimumElementSize: 1) { reader throws(WireError) in
+                try reader.readPresence()
+            }
+            return .accessEnded(request, presence: presence)
         case .itemMoved:
             let request = RequestID(try reader.read(UInt64.self))
             let from = try reader.readPath()
@@ -148,7 +152,7 @@ struct WireDecoder: Sendable {
             let paths = try reader.readArray(minimumElementSize: 2) { reader throws(WireError) in
                 try reader.readPath()
             }
-            return .grant(request, paths: paths)
+            return .grant(request, paths: paths, reportsPresence: try reader.readBool("reportsPresence"))
         case .fail:
             let request = RequestID(try reader.read(UInt64.self))
             return .fail(request, try reader.readAccessFailure())

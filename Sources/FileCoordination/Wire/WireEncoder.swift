@@ -75,7 +75,10 @@ enum WireEncoder {
             try writer.write(nestedIn) { writer, outer in writer.write(outer.rawValue) }
             writer.write(reclaim)
             writer.write(age)
-        case .accessEnded(let request), .cancelRequested(let request):
+        case .accessEnded(let request, let presence):
+            writer.write(request.rawValue)
+            try writer.write(presence) { writer, presence in writer.write(presence) }
+        case .cancelRequested(let request):
             writer.write(request.rawValue)
         case .itemMoved(let request, let from, let to):
             writer.write(request.rawValue)
@@ -88,9 +91,10 @@ enum WireEncoder {
             writer.write(tag)
         case .redeclared:
             break
-        case .grant(let request, let paths):
+        case .grant(let request, let paths, let reportsPresence):
             writer.write(request.rawValue)
             try writer.write(paths) { writer, path throws(Sink.Failure) in try writer.write(path) }
+            writer.write(reportsPresence)
         case .fail(let request, let failure):
             writer.write(request.rawValue)
             try writer.write(failure)

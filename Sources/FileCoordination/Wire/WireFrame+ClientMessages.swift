@@ -20,8 +20,8 @@ extension WireFrame {
             let timeout = deadline.map { $0 > now ? $0.nanoseconds - now.nanoseconds : 0 }
             self = .accessRequested(
                 request, purpose: purpose, intents: intents, timeout: timeout, nestedIn: nestedIn, reclaim: reclaim)
-        case .accessEnded(let request):
-            self = .accessEnded(request)
+        case .accessEnded(let request, let presence):
+            self = .accessEnded(request, presence: presence)
         case .itemMoved(let request, let from, let to):
             self = .itemMoved(request, from: from, to: to)
         case .cancelRequested(let request):
@@ -47,8 +47,8 @@ extension WireFrame {
             return .accessRequested(
                 request, purpose: purpose, intents: intents, deadline: timeout.map { now.advanced(byNanoseconds: $0) },
                 nestedIn: nestedIn)
-        case .accessEnded(let request):
-            return .accessEnded(request)
+        case .accessEnded(let request, let presence):
+            return .accessEnded(request, presence: presence)
         case .itemMoved(let request, let from, let to):
             return .itemMoved(request, from: from, to: to)
         case .cancelRequested(let request):
@@ -64,7 +64,8 @@ extension WireFrame {
     /// client's connection reports to itself.
     init?(_ action: ClientAction) {
         switch action {
-        case .grant(let request, let paths): self = .grant(request, paths: paths)
+        case .grant(let request, let paths, let reportsPresence):
+            self = .grant(request, paths: paths, reportsPresence: reportsPresence)
         case .fail(let request, let failure): self = .fail(request, failure)
         case .deliver(let delivery): self = .deliver(delivery)
         case .unavailable: return nil
@@ -74,8 +75,8 @@ extension WireFrame {
     /// The action this frame carries; nil for frames that are not actions.
     var clientAction: ClientAction? {
         switch self {
-        case .grant(let request, let paths):
-            return .grant(request, paths: paths)
+        case .grant(let request, let paths, let reportsPresence):
+            return .grant(request, paths: paths, reportsPresence: reportsPresence)
         case .fail(let request, let failure):
             return .fail(request, failure)
         case .deliver(let delivery):

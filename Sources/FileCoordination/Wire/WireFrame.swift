@@ -38,8 +38,9 @@ enum WireFrame: Hashable, Sendable {
     case accessRequested(
         RequestID, purpose: PurposeID, intents: [AccessIntent], timeout: UInt64?, nestedIn: RequestID?, reclaim: Bool,
         age: UInt64 = 0)
-    /// ``ClientEvent/accessEnded(_:)``: `u64 request`.
-    case accessEnded(RequestID)
+    /// ``ClientEvent/accessEnded(_:presence:)``: `u64 request, [u8 presence]`, one presence per intent or none:
+    /// 0 not looked at, else 1 plus 2 if the item existed before the accessor and 4 if it exists after.
+    case accessEnded(RequestID, presence: [ItemPresence?] = [])
     /// ``ClientEvent/itemMoved(_:from:to:)``: `u64 request, path from, path to`.
     case itemMoved(RequestID, from: ItemPath, to: ItemPath)
     /// ``ClientEvent/cancelRequested(_:)``: `u64 request`.
@@ -56,8 +57,8 @@ enum WireFrame: Hashable, Sendable {
     /// old host has sent it (or the grace period is over).
     case redeclared
 
-    /// ``ClientAction/grant(_:paths:)``: `u64 request, [path]`.
-    case grant(RequestID, paths: [ItemPath])
+    /// ``ClientAction/grant(_:paths:reportsPresence:)``: `u64 request, [path], bool reportsPresence`.
+    case grant(RequestID, paths: [ItemPath], reportsPresence: Bool = false)
     /// ``ClientAction/fail(_:_:)``: `u64 request, u8 failure tag (0 cancelled, 1 timedOut + path,
     /// 2 presenterFailed + string domain, i64 code, string message)`.
     case fail(RequestID, AccessFailure)

@@ -10,7 +10,9 @@ enum WireProtocol {
     ///
     /// The layouts of `hello`, `welcome` and `refused` never change across versions, so that peers of
     /// different versions can always refuse each other politely.
-    static let version: UInt16 = 1
+    ///
+    /// Version 2: `grant` carries `reportsPresence` and `accessEnded` the items' presence.
+    static let version: UInt16 = 2
 
     /// The largest value of the length field (type byte plus payload), 16 MiB; a larger frame is an error.
     static let maximumFrameLength = 16 << 20

@@ -76,6 +76,17 @@ extension WireReader {
             encoded: try readEncoding { reader throws(WireError) in _ = try reader.readRemotePresenterError() })
     }
 
+    /// Reads what a writer saw of an item: `u8` 0 (not looked at), or 1 plus 2 (existed before) plus 4 (exists
+    /// after).
+    mutating func readPresence() throws(WireError) -> ItemPresence? {
+        switch try readTag() {
+        case 0: return nil
+        case let tag where tag & 1 == 1 && tag < 8:
+            return ItemPresence(existedBefore: tag & 2 != 0, existsAfter: tag & 4 != 0)
+        case let tag: throw badTag("ItemPresence", tag)
+        }
+    }
+
     /// Reads a request's failure: `u8` tag and the case's values.
     mutating func readAccessFailure() throws(WireError) -> AccessFailure {
         switch try readTag() {

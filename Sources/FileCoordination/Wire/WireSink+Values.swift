@@ -55,6 +55,13 @@ extension WireSink {
         }
     }
 
+    /// Adds what a writer saw of an item as `u8`: 0 not looked at, else 1 plus 2 if it existed before the
+    /// accessor and 4 if it exists after.
+    mutating func write(_ presence: ItemPresence?) {
+        guard let presence else { return write(UInt8(0)) }
+        write(UInt8(1 | (presence.existedBefore ? 2 : 0) | (presence.existsAfter ? 4 : 0)))
+    }
+
     /// Adds a request's failure: `u8` tag (0 cancelled, 1 timedOut, 2 presenterFailed) and the case's values.
     mutating func write(_ failure: AccessFailure) throws(Failure) {
         switch failure {

@@ -207,7 +207,7 @@ struct ActionModel {
 
     mutating func apply(_ action: ArbiterAction) {
         switch action {
-        case .grant(let id, let client, let paths):
+        case .grant(let id, let client, let paths, _):
             guard let request = requests[id], request.status == .waiting else {
                 return violation("grant of \(id) that is not waiting (\(String(describing: requests[id]?.status)))")
             }
@@ -266,8 +266,13 @@ struct ActionModel {
         case .relinquishToReader, .relinquishToWriter, .savePresentedItemChanges, .accommodateDeletion,
             .accommodateSubitemDeletion:
             if request.status != .waiting { violation("\(delivery): request is not waiting") }
-        case .didMove, .subitemDidMove, .subitemDidAppear:
+        case .didMove, .subitemDidMove:
             if request.status != .granted { violation("\(delivery): mover is not granted") }
+        case .subitemDidAppear:
+            // Sent by a move during the access, or by a write that created the item when it ends.
+            if request.status != .granted && request.status != .ended {
+                violation("\(delivery): request neither granted nor ended")
+            }
         case .reacquire(let relinquish):
             guard let original = sent[relinquish], original.delivery.message.isRelinquish,
                 original.delivery.presenter == delivery.presenter, original.delivery.request == delivery.request

@@ -56,9 +56,9 @@ struct Harness {
     }
 
     @discardableResult
-    mutating func end(_ request: UInt64, client: UInt64) -> [String] {
+    mutating func end(_ request: UInt64, client: UInt64, presence: [ItemPresence?] = []) -> [String] {
         model.ended(RequestID(request))
-        return run(arbiter.accessEnded(RequestID(request), from: ClientID(client)))
+        return run(arbiter.accessEnded(RequestID(request), from: ClientID(client), presence: presence))
     }
 
     @discardableResult
@@ -124,8 +124,9 @@ struct Harness {
 
     static func line(_ action: ArbiterAction) -> String {
         switch action {
-        case .grant(let request, _, let paths):
-            return (["grant R\(request.rawValue)"] + paths.map(\.description)).joined(separator: " ")
+        case .grant(let request, _, let paths, let reportsPresence):
+            return (["grant R\(request.rawValue)"] + paths.map(\.description) + (reportsPresence ? ["+presence"] : []))
+                .joined(separator: " ")
         case .send(let delivery):
             if case .reacquire = delivery.message { return "P\(delivery.presenter.rawValue) reacquire" }
             return "P\(delivery.presenter.rawValue) \(delivery.message)"

@@ -58,6 +58,22 @@
             }
         }
 
+        /// The probe's presenter implements `presentedItemDidChange` and no subitem method, as much Apple-platform
+        /// code: a creation inside its package reaches it as a change of the package.
+        @Test func aWriteInsideAPackageInAnotherProcessReachesAPresenterOfThePackageAsAChange() async throws {
+            try await offPool {
+                let package = try tree.directory("doc.qpkg")
+                let presenter = try probe("present", package.path)
+                #expect(presenter.waitFor("ready"), "\(presenter.label): \(presenter.printed)")
+                let writer = try probe("write", package.appendingPathComponent("page").path, "--append", "v1")
+                #expect(writer.exitStatus() == 0, "\(writer.label): \(writer.printed)")
+                #expect(presenter.waitFor("reacquire"), "\(presenter.label): \(presenter.printed)")
+                #expect(presenter.printed == ["ready", "relinquishToWriter", "presentedItemDidChange", "reacquire"])
+                presenter.closeInput()
+                #expect(presenter.exitStatus() == 0, "\(presenter.label): \(presenter.printed)")
+            }
+        }
+
         @Test func aReadInAnotherProcessMakesThePresenterSaveFirst() async throws {
             try await offPool {
                 let file = try tree.file("doc.txt", contents: "disk")

@@ -39,6 +39,8 @@ final class ProbeProcess: @unchecked Sendable {
         environment["QUIRE_COORDINATION_DIR"] = arbiter.path
         environment["QUIRE_COORDINATION_SCOPE"] = "user"
         environment["QUIRE_COORDINATION_QUIET"] = "1"
+        // Directories named *.qpkg are file packages for every probe.
+        environment["QUIRE_PACKAGE_EXTENSIONS"] = "qpkg"
         process.environment = environment
         process.standardInput = input
         process.standardOutput = output

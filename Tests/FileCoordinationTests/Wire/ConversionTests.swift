@@ -19,7 +19,7 @@ import Testing
             .accessRequested(
                 RequestID(2), purpose: SampleFrames.purpose, intents: SampleFrames.intents,
                 deadline: Instant(nanoseconds: 1_500), nestedIn: RequestID(1)),
-            .accessEnded(RequestID(2)),
+            .accessEnded(RequestID(2), presence: [nil, ItemPresence(existedBefore: true, existsAfter: true)]),
             .itemMoved(RequestID(2), from: "/a", to: "/b"),
             .cancelRequested(RequestID(2)),
             .presenterReplied(MessageID(3), failure: SampleFrames.presenterFailure),
@@ -72,7 +72,8 @@ import Testing
     /// Every action arrives as the same action; frames that are not actions or events give nil.
     @Test func actionsCrossTheWire() throws {
         let actions: [ClientAction] = [
-            .grant(RequestID(1), paths: [SampleFrames.unicodePath, .root]),
+            .grant(RequestID(1), paths: [SampleFrames.unicodePath, .root], reportsPresence: false),
+            .grant(RequestID(1), paths: [.root], reportsPresence: true),
             .fail(RequestID(2), .presenterFailed(SampleFrames.presenterFailure)),
             .fail(RequestID(3), .timedOut("/x")),
             .deliver(

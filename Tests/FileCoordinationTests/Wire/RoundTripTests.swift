@@ -42,10 +42,14 @@ import Testing
     @Test func byteLayout() throws {
         #expect(
             try WireEncoder.encode(.accessEnded(RequestID(0x0102_0304_0506_0708)))
-                == [9, 0, 0, 0, 0x14, 8, 7, 6, 5, 4, 3, 2, 1])
+                == [13, 0, 0, 0, 0x14, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0, 0, 0])
+        let presence = [nil, ItemPresence(existedBefore: false, existsAfter: true), ItemPresence(existedBefore: true, existsAfter: false)]
         #expect(
-            try WireEncoder.encode(.grant(RequestID(1), paths: ["/é"]))
-                == [21, 0, 0, 0, 0x20, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0xC3, 0xA9])
+            try WireEncoder.encode(.accessEnded(RequestID(1), presence: presence))
+                == [16, 0, 0, 0, 0x14, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 5, 3])
+        #expect(
+            try WireEncoder.encode(.grant(RequestID(1), paths: ["/é"], reportsPresence: true))
+                == [22, 0, 0, 0, 0x20, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0xC3, 0xA9, 1])
         #expect(
             try WireEncoder.encode(.presenterMoved(PresenterID(2), path: nil))
                 == [10, 0, 0, 0, 0x11, 2, 0, 0, 0, 0, 0, 0, 0, 0])

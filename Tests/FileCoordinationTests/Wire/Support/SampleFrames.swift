@@ -97,6 +97,12 @@ enum SampleFrames {
                 RequestID(9), purpose: purpose, intents: [.writing(documentPath)], timeout: 0, nestedIn: nil,
                 reclaim: false),
             .accessEnded(RequestID(.max)),
+            .accessEnded(
+                RequestID(3),
+                presence: [
+                    nil, ItemPresence(existedBefore: false, existsAfter: false),
+                    ItemPresence(existedBefore: true, existsAfter: true),
+                ]),
             .itemMoved(RequestID(1), from: documentPath, to: unicodePath),
             .itemMoved(RequestID(1), from: .root, to: .root),
             .cancelRequested(RequestID(0)),
@@ -107,7 +113,7 @@ enum SampleFrames {
             .snapshotRequest(tag: .max),
             .redeclared,
             .grant(RequestID(.max), paths: [documentPath, unicodePath, .root]),
-            .grant(RequestID(0), paths: []),
+            .grant(RequestID(0), paths: [], reportsPresence: true),
             .fail(RequestID(1), .cancelled),
             .fail(RequestID(2), .timedOut(unicodePath)),
             .fail(RequestID(.max), .presenterFailed(presenterFailure)),
