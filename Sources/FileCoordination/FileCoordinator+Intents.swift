@@ -4,7 +4,9 @@ import Foundation
 extension FileCoordinator {
     /// Waits asynchronously for access to every intent at once, then runs `accessor` on `queue` with nil; the
     /// access ends when `accessor` returns. On failure `accessor` runs with the error and must not touch the
-    /// files. Inside, use each intent's ``FileAccessIntent/url``. An empty list is granted at once.
+    /// files. Inside, use each intent's ``FileAccessIntent/url``: for a `.forUploading` read it is the snapshot
+    /// (made on `queue` before `accessor` runs; see ``ReadingOptions/forUploading``). An empty list is granted at
+    /// once.
     public func coordinate(
         with intents: [FileAccessIntent], queue: OperationQueue,
         byAccessor accessor: @escaping @Sendable ((any Error)?) -> Void
@@ -23,8 +25,21 @@ extension FileCoordinator {
             case .success(let urls):
                 for (intent, url) in zip(intents, urls) { intent.update(url: url) }
                 queue.addOperation {
+                    let snapshots: UploadSnapshots?
+                    do {
+                        snapshots = try UploadSnapshots.makeIfNeeded(of: targets, at: urls)
+                    } catch {
+                        self.end(request)
+                        accessor(error)
+                        return
+                    }
+                    if let snapshots {
+                        for (intent, url) in zip(intents, snapshots.urls) { intent.update(url: url) }
+                        if snapshots.endsClaimEarly { self.end(request) }
+                    }
                     accessor(nil)
-                    self.end(request)
+                    if snapshots?.endsClaimEarly != true { self.end(request) }
+                    snapshots?.remove()
                 }
             case .failure(let error):
                 queue.addOperation { accessor(error) }
@@ -33,7 +48,9 @@ extension FileCoordinator {
     }
 
     /// Waits for access to every intent at once, then runs `accessor` with the intents' URLs (moved where their
-    /// items moved); the access ends when `accessor` returns. Cancelling the task cancels the wait.
+    /// items moved; for a `.forUploading` read, its snapshot, made off Swift's cooperative pool); the access ends
+    /// when `accessor` returns, or once the snapshots exist if every intent reads for uploading. Cancelling the
+    /// task cancels the wait.
     /// - Returns: what `accessor` returns.
     /// - Throws: as ``coordinate(readingItemAt:options:byAccessor:)``, `CancellationError` semantics are those
     ///   of ``cancel()`` (`CocoaError(.userCancelled)`), and whatever `accessor` throws.
@@ -62,8 +79,32 @@ extension FileCoordinator {
             slot.cancelled = true
             if let id = slot.value { CoordinationClient.shared.endpoint.submit(.cancelRequested(id)) }
         }
-        defer { if let id = slot.value { end(id) } }
-        return try await accessor(urls)
+        let snapshots: UploadSnapshots?
+        do {
+            snapshots =
+                targets.contains(where: \.readsForUploading)
+                ? try await UploadSnapshots.makeOffPool(of: targets, at: urls) : nil
+        } catch {
+            if let id = slot.value { end(id) }
+            throw error
+        }
+        var claimHeld = true
+        if let snapshots {
+            for (intent, url) in zip(intents, snapshots.urls) { intent.update(url: url) }
+            if snapshots.endsClaimEarly, let id = slot.value {
+                end(id)
+                claimHeld = false
+            }
+        }
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await accessor(snapshots?.urls ?? urls))
+        } catch {
+            result = .failure(error)
+        }
+        if claimHeld, let id = slot.value { end(id) }
+        await snapshots?.removeOffPool()
+        return try result.get()
     }
 }
 
