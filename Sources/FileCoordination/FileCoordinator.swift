@@ -29,7 +29,8 @@ public final class FileCoordinator: @unchecked Sendable {
         /// proceed while the accessor uploads), and whatever is left of it is removed when the accessor returns
         /// or throws. A directory's snapshot is a zip archive `<name>.zip` holding `<name>/` and its contents
         /// (symbolic links stored as links, FIFOs, sockets and devices left out); a file's is a copy with the same
-        /// name, as Apple zips directories only. Each access puts its snapshots in a new private directory
+        /// name, as Apple zips directories only. A symbolic link is snapshotted only with `.resolvesSymbolicLink`
+        /// (its target is claimed then); without it the snapshot fails. Each access puts its snapshots in a new private directory
         /// (0700) under `$TMPDIR`. When the same access also writes (or reads without this option), the claim lasts
         /// until the accessor returns. A snapshot that cannot be made throws
         /// ``FileCoordinationError/snapshotFailed(_:_:)`` and the accessor does not run.

@@ -10,14 +10,17 @@ enum SnapshotFile {
     /// The size of one read while copying or archiving.
     static let chunkSize = 1 << 20
 
-    /// Runs `call` until it does not fail with `EINTR`; -1 becomes a ``SnapshotError`` naming `path`.
+    /// Runs `call` until it does not fail with `EINTR`; -1 becomes a ``SnapshotError`` naming `path`, or the
+    /// clearer one `ifFails` makes of the errno.
     @inline(__always)
-    static func retrying<T: BinaryInteger>(_ name: String, path: String, _ call: () -> T) throws(SnapshotError) -> T {
+    static func retrying<T: BinaryInteger>(
+        _ name: String, path: String, _ call: () -> T, ifFails explain: (Int32) -> SnapshotError? = { _ in nil }
+    ) throws(SnapshotError) -> T {
         while true {
             let result = call()
             if result != -1 { return result }
             let code = errno
-            if code != EINTR { throw SnapshotError(path: path, call: name, errno: code) }
+            if code != EINTR { throw explain(code) ?? SnapshotError(path: path, call: name, errno: code) }
         }
     }
 

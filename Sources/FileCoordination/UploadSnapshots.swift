@@ -100,6 +100,11 @@ struct UploadSnapshots: Sendable {
         let name = (source as NSString).lastPathComponent
         let descriptor = try SnapshotFile.retrying("open", path: source) {
             open(source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        } ifFails: { code in
+            code == ELOOP
+                ? SnapshotError(
+                    path: source, reason: "is a symbolic link: read it with .resolvesSymbolicLink to upload its target")
+                : nil
         }
         defer { SnapshotFile.close(descriptor) }
         let info = try SnapshotFile.status(of: descriptor, path: source)

@@ -123,6 +123,30 @@ struct UploadSnapshotTests {
         }
     }
 
+    @Test("a symbolic link is snapshotted as its target with .resolvesSymbolicLink, and refused without it")
+    func symbolicLink() throws {
+        let tree = try TemporaryTree()
+        defer { tree.remove() }
+        try tree.file("target.txt", contents: "target")
+        let link = tree.url("link.txt")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "target.txt")
+        let text = try makeCoordinator().coordinate(
+            readingItemAt: link, options: [.forUploading, .resolvesSymbolicLink]
+        ) { url in
+            #expect(url.lastPathComponent == "target.txt")
+            return try String(contentsOf: url, encoding: .utf8)
+        }
+        #expect(text == "target")
+        do {
+            try makeCoordinator().coordinate(readingItemAt: link, options: .forUploading) { _ in
+                Issue.record("the accessor ran")
+            }
+            Issue.record("no error")
+        } catch FileCoordinationError.snapshotFailed(_, let cause) {
+            #expect("\(cause)".contains(".resolvesSymbolicLink"))
+        }
+    }
+
     @Test("the claim ends once the snapshot exists: a writer proceeds while the upload accessor still runs")
     func writerProceedsDuringUpload() throws {
         let tree = try TemporaryTree()
