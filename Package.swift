@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // The service's client (StoreClient: quire status, resolve, events, and the scenario tests).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // `.forUploading` snapshots of directories are zip archives (FileCoordination only).
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // poppler-glib + cairo (+ gio, linked by the modulemap: notes P2).
@@ -59,7 +61,12 @@ let package = Package(
         .target(name: "PDFWorkerWire"),
         // The arbiter: a pure state machine (no Foundation, no Glibc, no I/O).
         .target(name: "CoordinationArbiter"),
-        .target(name: "FileCoordination", dependencies: ["CoordinationArbiter", "CQuireLinux"]),
+        .target(
+            name: "FileCoordination",
+            dependencies: [
+                "CoordinationArbiter", "CQuireLinux", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
+        ),
         // Apple's names (NSFileCoordinator, NSFilePresenter, NSFileAccessIntent) over the same machinery.
         .target(name: "FileCoordinationCompat", dependencies: ["FileCoordination"]),
         // Data providers, coordinated file providers, Document, FilePresenterCoordinator, conflicts, and the
@@ -152,7 +159,12 @@ let package = Package(
         .testTarget(name: "CoordinationArbiterTests", dependencies: ["CoordinationArbiter"]),
         // A helper process for the cross-process tests (spawned by FileCoordinationTests, never shipped).
         .executableTarget(name: "CoordinationProbe", dependencies: ["FileCoordination"], path: "Tests/CoordinationProbe"),
-        .testTarget(name: "FileCoordinationTests", dependencies: ["FileCoordination", "CoordinationProbe"]),
+        .testTarget(
+            name: "FileCoordinationTests",
+            dependencies: [
+                "FileCoordination", "CoordinationProbe", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
+        ),
         // Wrappers written as Apple-platform code writes them, in a module of their own (never shipped).
         .target(name: "AppleStyleWrappers", dependencies: ["FileCoordinationCompat"], path: "Tests/AppleStyleWrappers"),
         .testTarget(name: "FileCoordinationCompatTests", dependencies: ["FileCoordinationCompat", "AppleStyleWrappers"]),

@@ -14,6 +14,10 @@ public enum FileCoordinationError: Error, Sendable {
     case arbiterUnavailable(String)
     /// A presenter failed; Quire passes the presenter's own error through instead where it has it.
     case presenterFailed(any Error)
+    /// The temporary snapshot of a `.forUploading` read could not be made (an unreadable file inside, no space
+    /// in `$TMPDIR`, an item that is neither a file nor a directory); the URL is the item, the error the cause.
+    /// The accessor did not run and nothing was left behind.
+    case snapshotFailed(URL, any Error)
 }
 
 extension FileCoordinationError: CustomStringConvertible {
@@ -31,6 +35,9 @@ extension FileCoordinationError: CustomStringConvertible {
             return "the file-coordination arbiter is unavailable: \(reason)"
         case .presenterFailed(let error):
             return "a file presenter failed: \(error)"
+        case .snapshotFailed(let url, let error):
+            return "could not make the upload snapshot of \(url.path): \(error); the accessor was not called "
+                + "(check that everything in it is readable and that $TMPDIR has room)"
         }
     }
 }

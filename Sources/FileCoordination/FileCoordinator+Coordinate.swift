@@ -3,10 +3,13 @@ import Foundation
 
 extension FileCoordinator {
     /// Reads an item in coordination: waits for writers, has presenters relinquish it (and save first unless
-    /// `.withoutChanges`), then calls `reader` with the item's URL (where it is now, if it moved).
+    /// `.withoutChanges`), then calls `reader` with the item's URL (where it is now, if it moved). With
+    /// `.forUploading`, `reader` gets a temporary snapshot instead and writers may proceed while it runs (see
+    /// ``ReadingOptions/forUploading``).
     /// - Returns: what `reader` returns.
-    /// - Throws: ``FileCoordinationError`` (`.notAFileURL`, `.timedOut`), `CocoaError(.userCancelled)` after
-    ///   ``cancel()``, a presenter's error (then `reader` does not run), or whatever `reader` throws.
+    /// - Throws: ``FileCoordinationError`` (`.notAFileURL`, `.timedOut`, `.snapshotFailed`),
+    ///   `CocoaError(.userCancelled)` after ``cancel()``, a presenter's error (in these cases `reader` does not
+    ///   run), or whatever `reader` throws.
     @discardableResult
     public func coordinate<T>(
         readingItemAt url: URL, options: ReadingOptions = [], byAccessor reader: (URL) throws -> T

@@ -4,7 +4,9 @@ import Foundation
 extension FileCoordinator {
     /// Waits asynchronously for access to every intent at once, then runs `accessor` on `queue` with nil; the
     /// access ends when `accessor` returns. On failure `accessor` runs with the error and must not touch the
-    /// files. Inside, use each intent's ``FileAccessIntent/url``. An empty list is granted at once.
+    /// files. Inside, use each intent's ``FileAccessIntent/url``: for a `.forUploading` read it is the snapshot
+    /// (made on `queue` before `accessor` runs; see ``ReadingOptions/forUploading``). An empty list is granted at
+    /// once.
     public func coordinate(
         with intents: [FileAccessIntent], queue: OperationQueue,
         byAccessor accessor: @escaping @Sendable ((any Error)?) -> Void
@@ -23,9 +25,30 @@ extension FileCoordinator {
             case .success(let urls):
                 for (intent, url) in zip(intents, urls) { intent.update(url: url) }
                 queue.addOperation {
-                    let probe = self.takesPresence(request) ? ItemPresenceProbe(targets: targets, urls: urls) : nil
+                    let snapshots: UploadSnapshots?
+                    do {
+                        snapshots = try UploadSnapshots.makeIfNeeded(of: targets, at: urls)
+                    } catch {
+                        _ = self.takesPresence(request)
+                        self.end(request)
+                        accessor(error)
+                        return
+                    }
+                    // A read for uploading alone ends its claim once its snapshot exists: nothing is created.
+                    let claimHeld = snapshots?.endsClaimEarly != true
+                    if let snapshots {
+                        for (intent, url) in zip(intents, snapshots.urls) { intent.update(url: url) }
+                        if !claimHeld {
+                            _ = self.takesPresence(request)
+                            self.end(request)
+                        }
+                    }
+                    let probe =
+                        claimHeld && self.takesPresence(request)
+                        ? ItemPresenceProbe(targets: targets, urls: urls) : nil
                     accessor(nil)
-                    self.end(request, presence: probe?.finish() ?? [])
+                    if claimHeld { self.end(request, presence: probe?.finish() ?? []) }
+                    snapshots?.remove()
                 }
             case .failure(let error):
                 queue.addOperation { accessor(error) }
@@ -34,7 +57,9 @@ extension FileCoordinator {
     }
 
     /// Waits for access to every intent at once, then runs `accessor` with the intents' URLs (moved where their
-    /// items moved); the access ends when `accessor` returns. Cancelling the task cancels the wait.
+    /// items moved; for a `.forUploading` read, its snapshot, made off Swift's cooperative pool); the access ends
+    /// when `accessor` returns, or once the snapshots exist if every intent reads for uploading. Cancelling the
+    /// task cancels the wait.
     /// - Returns: what `accessor` returns.
     /// - Throws: as ``coordinate(readingItemAt:options:byAccessor:)``, `CancellationError` semantics are those
     ///   of ``cancel()`` (`CocoaError(.userCancelled)`), and whatever `accessor` throws.
@@ -63,17 +88,45 @@ extension FileCoordinator {
             slot.cancelled = true
             if let id = slot.value { CoordinationClient.shared.endpoint.submit(.cancelRequested(id)) }
         }
-        guard let id = slot.value else { return try await accessor(urls) }
+        let snapshots: UploadSnapshots?
+        do {
+            snapshots =
+                targets.contains(where: \.readsForUploading)
+                ? try await UploadSnapshots.makeOffPool(of: targets, at: urls) : nil
+        } catch {
+            if let id = slot.value {
+                _ = takesPresence(id)
+                end(id)
+            }
+            throw error
+        }
+        var claimHeld = slot.value != nil
+        if let snapshots {
+            for (intent, url) in zip(intents, snapshots.urls) { intent.update(url: url) }
+            if snapshots.endsClaimEarly, let id = slot.value {
+                _ = takesPresence(id)
+                end(id)
+                claimHeld = false
+            }
+        }
         // The probe looks at the file system: never on the cooperative pool.
-        let probe = takesPresence(id) ? await ItemPresenceProbe.offPool(targets: targets, urls: urls) : nil
+        let probe: ItemPresenceProbe?
+        if claimHeld, let id = slot.value, takesPresence(id) {
+            probe = await ItemPresenceProbe.offPool(targets: targets, urls: urls)
+        } else {
+            probe = nil
+        }
         let result: Result<T, any Error>
         do {
-            result = .success(try await accessor(urls))
+            result = .success(try await accessor(snapshots?.urls ?? urls))
         } catch {
             result = .failure(error)
         }
-        let presence = if let probe { await probe.finishOffPool() } else { [ItemPresence?]() }
-        end(id, presence: presence)
+        if claimHeld, let id = slot.value {
+            let presence = if let probe { await probe.finishOffPool() } else { [ItemPresence?]() }
+            end(id, presence: presence)
+        }
+        await snapshots?.removeOffPool()
         return try result.get()
     }
 }

@@ -23,7 +23,17 @@ public final class FileCoordinator: @unchecked Sendable {
         public static let resolvesSymbolicLink = ReadingOptions(rawValue: 1 << 1)
         /// Only metadata is read. Coordinated like a plain read on Linux (nothing is ever "not downloaded").
         public static let immediatelyAvailableMetadataOnly = ReadingOptions(rawValue: 1 << 2)
-        /// Read in order to upload. Coordinated like a plain read; no snapshot copy is made on Linux.
+        /// Read in order to upload: the accessor gets a temporary snapshot, which it may move away, not the item.
+        ///
+        /// As Apple: the snapshot is made under the read claim, the claim ends once it exists (writers may then
+        /// proceed while the accessor uploads), and whatever is left of it is removed when the accessor returns
+        /// or throws. A directory's snapshot is a zip archive `<name>.zip` holding `<name>/` and its contents
+        /// (symbolic links stored as links, FIFOs, sockets and devices left out); a file's is a copy with the same
+        /// name, as Apple zips directories only. A symbolic link is snapshotted only with `.resolvesSymbolicLink`
+        /// (its target is claimed then); without it the snapshot fails. Each access puts its snapshots in a new private directory
+        /// (0700) under `$TMPDIR`. When the same access also writes (or reads without this option), the claim lasts
+        /// until the accessor returns. A snapshot that cannot be made throws
+        /// ``FileCoordinationError/snapshotFailed(_:_:)`` and the accessor does not run.
         public static let forUploading = ReadingOptions(rawValue: 1 << 3)
     }
 
@@ -282,9 +292,25 @@ public final class FileCoordinator: @unchecked Sendable {
         let nestedIn = frames.innermost(of: ObjectIdentifier(self)) ?? state.withLock { $0.openBatches.last }
         let waiter = AccessWaiter.acquire()
         let request = submit(targets, nestedIn: nestedIn, to: .waiter(waiter))
-        let urls = try waiter.wait().get()
-        guard let request else { return try accessor(urls) }
-        let probe = takesPresence(request) ? ItemPresenceProbe(targets: targets, urls: urls) : nil
+        let granted = try waiter.wait().get()
+        guard let request else { return try accessor(granted) }
+        let snapshots: UploadSnapshots?
+        do {
+            snapshots = try UploadSnapshots.makeIfNeeded(of: targets, at: granted)
+        } catch {
+            _ = takesPresence(request)
+            end(request)
+            throw error
+        }
+        defer { snapshots?.remove() }
+        let urls = snapshots?.urls ?? granted
+        if let snapshots, snapshots.endsClaimEarly {
+            // A read for uploading alone: its claim ends once the snapshot exists, and it creates nothing.
+            _ = takesPresence(request)
+            end(request)
+            return try accessor(urls)
+        }
+        let probe = takesPresence(request) ? ItemPresenceProbe(targets: targets, urls: granted) : nil
         frames.push(AccessFrames.Frame(coordinator: ObjectIdentifier(self), request: request, isSingleWrite: isSingleWrite))
         defer {
             frames.pop()

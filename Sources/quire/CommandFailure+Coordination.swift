@@ -37,6 +37,8 @@ extension CommandFailure {
                 self.init("\(error)", exitCode: Self.software)
             case .presenterFailed(let underlying):
                 self.init("a file presenter refused: \(underlying)", exitCode: Self.temporaryFailure)
+            case .snapshotFailed:
+                self.init("\(error)", exitCode: Self.ioError)
             }
         case let error as CocoaError where error.code == .userCancelled:
             self.init("the coordinated access was cancelled", exitCode: Self.temporaryFailure)
