@@ -51,6 +51,19 @@ public protocol FilePresenter: AnyObject {
     /// The contents or attributes of an item inside the presented directory were written, it was replaced, or
     /// it was deleted (after ``accommodatePresentedSubitemDeletion(at:completionHandler:)`` for `.forDeleting`).
     func presentedSubitemDidChange(at url: URL)
+
+    // Apple's members that have no counterpart on Linux. They are requirements (a class that implements them
+    // implements the protocol's, and code that declares them compiles), and Quire never calls them:
+
+    /// Apple: the primary item of a "related item" that a sandboxed app presents beside it. Linux has no
+    /// sandbox extensions: Quire never reads it.
+    var primaryPresentedItemURL: URL? { get }
+    /// Apple: the iCloud attributes the presenter wants to hear of. Linux has no iCloud: Quire never reads it.
+    var observedPresentedItemUbiquityAttributes: Set<URLResourceKey> { get }
+    /// Apple: the item's iCloud attributes changed. Never called on Linux (no iCloud).
+    func presentedItemDidChangeUbiquityAttributes(_ attributes: Set<URLResourceKey>)
+    /// Apple: the system is about to evict the item's local copy (iCloud). Never called on Linux.
+    func accommodatePresentedItemEviction(completionHandler: @escaping @Sendable ((any Error)?) -> Void)
 }
 
 extension FilePresenter {
@@ -98,6 +111,20 @@ extension FilePresenter {
 
     /// Default: ``presentedItemDidChange()`` if the presented item is a file package, else ignored.
     public func presentedSubitemDidChange(at url: URL) { reportChangeIfPackage() }
+
+    /// Default: no primary item.
+    public var primaryPresentedItemURL: URL? { nil }
+
+    /// Default: no iCloud attributes.
+    public var observedPresentedItemUbiquityAttributes: Set<URLResourceKey> { [] }
+
+    /// Default: nothing (never called on Linux).
+    public func presentedItemDidChangeUbiquityAttributes(_ attributes: Set<URLResourceKey>) {}
+
+    /// Default: nothing to evict (never called on Linux).
+    public func accommodatePresentedItemEviction(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        completionHandler(nil)
+    }
 
     /// Apple's fallback for package presenters without subitem methods: the package as a whole changed.
     private func reportChangeIfPackage() {

@@ -166,3 +166,37 @@ struct AppleStyleWrapperTests {
         #expect(try FileCoordinator().coordinate(readingItemAt: url) { _ in true })
     }
 }
+
+/// Point 6 of issue 15 (presenter members): Apple's members that Linux has no use for are protocol
+/// requirements, so a class that implements them is reached through `NSFilePresenter`, never silently ignored.
+final class UbiquitousNotes: NSObject, NSFilePresenter, @unchecked Sendable {
+    var presentedItemURL: URL? { URL(fileURLWithPath: "/tmp/notes.txt") }
+    let presentedItemOperationQueue = OperationQueue()
+    var primaryPresentedItemURL: URL? { URL(fileURLWithPath: "/tmp/notes.md") }
+    var observedPresentedItemUbiquityAttributes: Set<URLResourceKey> { [.ubiquitousItemIsUploadedKey] }
+    var heard: [String] = []
+
+    func presentedItemDidChangeUbiquityAttributes(_ attributes: Set<URLResourceKey>) {
+        heard.append("ubiquity")
+    }
+
+    func accommodatePresentedItemEviction(completionHandler: @escaping @Sendable (Error?) -> Void) {
+        heard.append("eviction")
+        completionHandler(nil)
+    }
+}
+
+@Suite("Apple's presenter members without a Linux counterpart")
+struct ApplePresenterMemberTests {
+    @Test("a class's implementations are the protocol's: reached through any NSFilePresenter")
+    func membersAreRequirements() {
+        let notes = UbiquitousNotes()
+        let presenter: any NSFilePresenter = notes
+        #expect(presenter.primaryPresentedItemURL?.lastPathComponent == "notes.md")
+        #expect(presenter.observedPresentedItemUbiquityAttributes == [.ubiquitousItemIsUploadedKey])
+        presenter.presentedItemDidChangeUbiquityAttributes([])
+        presenter.accommodatePresentedItemEviction { _ in }
+        #expect(notes.heard == ["ubiquity", "eviction"])
+        NSFileCoordinator().item(at: URL(fileURLWithPath: "/tmp/notes.txt"), didChangeUbiquityAttributes: [])
+    }
+}
