@@ -159,10 +159,13 @@ let package = Package(
         .testTarget(name: "CoordinationArbiterTests", dependencies: ["CoordinationArbiter"]),
         // A helper process for the cross-process tests (spawned by FileCoordinationTests, never shipped).
         .executableTarget(name: "CoordinationProbe", dependencies: ["FileCoordination"], path: "Tests/CoordinationProbe"),
+        // A helper process for the versions-store tests: adds, lists and resolves versions (never shipped).
+        .executableTarget(name: "VersionsProbe", dependencies: ["FileCoordination"], path: "Tests/VersionsProbe"),
         .testTarget(
             name: "FileCoordinationTests",
             dependencies: [
-                "FileCoordination", "CoordinationProbe", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                "FileCoordination", "CoordinationProbe", "VersionsProbe",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         // Wrappers written as Apple-platform code writes them, in a module of their own (never shipped).

@@ -1,0 +1,29 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The exclusive `flock` on an item's `lock` file in the versions store, held while one process changes that
+/// item's versions so that read-modify-write updates from several processes never interleave.
+///
+/// Every call that can be interrupted is retried on `EINTR`; `close` (which releases the lock) never is.
+struct ItemVersionLock {
+    /// Runs `body` while holding the lock on `path`, creating the lock file if needed.
+    static func withLock<R>(at path: String, _ body: () throws -> R) throws -> R {
+        let descriptor = try retrying("open", path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        defer { _ = close(descriptor) }
+        _ = try retrying("flock", path) { flock(descriptor, LOCK_EX) }
+        return try body()
+    }
+
+    /// Runs `call` until it does not fail with `EINTR`; -1 becomes ``FileVersionError/systemCallFailed``.
+    private static func retrying(_ name: String, _ path: String, _ call: () -> Int32) throws -> Int32 {
+        while true {
+            let result = call()
+            if result != -1 { return result }
+            let code = errno
+            if code != EINTR { throw FileVersionError.systemCallFailed(call: name, path: path, errno: code) }
+        }
+    }
+}
