@@ -173,7 +173,7 @@ let package = Package(
         .testTarget(name: "FileCoordinationCompatTests", dependencies: ["FileCoordinationCompat", "AppleStyleWrappers"]),
         // A helper process for the Documents tests (saves in a loop, opens documents; never shipped).
         .executableTarget(name: "DocumentProbe", dependencies: ["Documents"], path: "Tests/DocumentProbe"),
-        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "DocumentModel", "DocumentProbe", "DocumentExample", "quire"]),
+        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "DocumentModel", "CQuireLinux", "DocumentProbe", "DocumentExample", "quire"]),
         // The command line, and the service's end-to-end scenarios (a real `quire serve` child process, other
         // processes changing its files, StoreClient watching).
         .testTarget(

@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 const int CQuire_O_PATH = O_PATH;
@@ -199,4 +200,8 @@ int CQuire_sealedIdentity(int descriptor, uint64_t *device, uint64_t *inode) {
     *device = (uint64_t)info.st_dev;
     *inode = (uint64_t)info.st_ino;
     return 0;
+}
+
+int CQuire_setExtendedAttribute(const char *path, const char *name, const void *value, size_t size) {
+    return setxattr(path, name, value, size, 0);
 }

@@ -1,3 +1,4 @@
+import CQuireLinux
 import Documents
 import FileCoordination
 import Foundation
@@ -227,11 +228,9 @@ struct CoordinatedProviderTests {
     }
 }
 
-/// setxattr(2), looked up at run time (Glibc's Swift module does not export <sys/xattr.h>).
+/// setxattr(2), through the project's C shim (Glibc's Swift module does not export <sys/xattr.h>).
 private func setExtendedAttribute(_ path: String, _ name: String, _ value: String) -> Bool {
-    typealias SetXattr =
-        @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeRawPointer, Int, Int32) -> Int32
-    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "setxattr") else { return false }
-    let call = unsafeBitCast(symbol, to: SetXattr.self)
-    return Array(value.utf8).withUnsafeBytes { bytes in call(path, name, bytes.baseAddress!, bytes.count, 0) == 0 }
+    Array(value.utf8).withUnsafeBytes { bytes in
+        CQuire_setExtendedAttribute(path, name, bytes.baseAddress, bytes.count) == 0
+    }
 }

@@ -48,6 +48,10 @@ ssize_t CQuire_receiveWithDescriptor(int socket, void *bytes, size_t length, int
 /// shrinking and growing): 0 and the identity, or -1 when it is not such a file.
 int CQuire_sealedIdentity(int descriptor, uint64_t *device, uint64_t *inode);
 
+/// setxattr(2) of `size` bytes at `value` (no flags): 0, or -1 and errno. Glibc's Swift module does not export
+/// <sys/xattr.h>.
+int CQuire_setExtendedAttribute(const char *path, const char *name, const void *value, size_t size);
+
 /// The most descriptors one message carries.
 #define CQUIRE_MAXIMUM_DESCRIPTORS 4
 
