@@ -57,8 +57,8 @@ let package = Package(
         // The Linux-only system calls Swift's Glibc module does not export (openat2, accept4, pipe2,
         // SO_PEERCRED), as swift-nio's CNIOLinux: one small C boundary.
         .target(name: "CQuireLinux"),
-        // The messages between the service and its PDF worker processes (no Foundation, no poppler).
-        .target(name: "PDFWorkerWire"),
+        // The messages between the service and its PDF worker processes (PDF value types, no poppler).
+        .target(name: "PDFWorkerWire", dependencies: ["PDFTypes"]),
         // The arbiter: a pure state machine (no Foundation, no Glibc, no I/O).
         .target(name: "CoordinationArbiter"),
         .target(
@@ -155,7 +155,7 @@ let package = Package(
         .executableTarget(name: "CoordinationExample", dependencies: ["FileCoordination"], path: "Examples/CoordinationExample"),
         .executableTarget(name: "DocumentExample", dependencies: ["Documents"], path: "Examples/DocumentExample"),
         .testTarget(name: "PopplerTests", dependencies: ["Poppler", "CPoppler"]),
-        .testTarget(name: "PDFWorkerWireTests", dependencies: ["PDFWorkerWire"]),
+        .testTarget(name: "PDFWorkerWireTests", dependencies: ["PDFWorkerWire", "PDFTypes"]),
         .testTarget(name: "CoordinationArbiterTests", dependencies: ["CoordinationArbiter"]),
         // A helper process for the cross-process tests (spawned by FileCoordinationTests, never shipped).
         .executableTarget(name: "CoordinationProbe", dependencies: ["FileCoordination"], path: "Tests/CoordinationProbe"),

@@ -11,7 +11,9 @@ let package = Package(
         // The worker protocol's decoders: never a crash, and what decodes re-encodes to the same value.
         .executableTarget(
             name: "FuzzWire",
-            dependencies: [.product(name: "PDFWorkerWire", package: "Quire")]
+            dependencies: [
+                .product(name: "PDFWorkerWire", package: "Quire"), .product(name: "PDFTypes", package: "Quire"),
+            ]
         ),
         // The PDF open/info/text path of the Poppler wrapper (and a tiny render).
         .executableTarget(

@@ -1,32 +1,20 @@
-/// The Info-dictionary metadata as it crosses the worker boundary (dates in seconds since 1970).
-public struct PDFWorkerMetadata: Sendable, Equatable {
-    /// The entries; nil is absent.
-    public var title, author, subject, keywords, creator, producer: String?
-    /// The dates, in seconds since 1970-01-01 UTC; nil is absent.
-    public var creationDate, modificationDate: Double?
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+import PDFTypes
 
-    /// Metadata; every entry defaults to absent.
-    public init(
-        title: String? = nil, author: String? = nil, subject: String? = nil, keywords: String? = nil,
-        creator: String? = nil, producer: String? = nil, creationDate: Double? = nil, modificationDate: Double? = nil
-    ) {
-        self.title = title
-        self.author = author
-        self.subject = subject
-        self.keywords = keywords
-        self.creator = creator
-        self.producer = producer
-        self.creationDate = creationDate
-        self.modificationDate = modificationDate
-    }
-
+/// The Info-dictionary metadata (`PDFMetadata` of PDFTypes) on the wire: each entry with a presence byte, dates
+/// as seconds since 2001-01-01 (`Date`'s own representation, so that every value travels unchanged).
+extension PDFMetadata {
     /// The longest entry accepted, in UTF-8 bytes.
     static let maximumEntryLength = 1 << 20
 
     func encode(into bytes: inout [UInt8]) {
         for entry in [title, author, subject, keywords, creator, producer] { bytes.appendOptionalString(entry) }
-        bytes.appendOptionalDouble(creationDate)
-        bytes.appendOptionalDouble(modificationDate)
+        bytes.appendOptionalDouble(creationDate?.timeIntervalSinceReferenceDate)
+        bytes.appendOptionalDouble(modificationDate?.timeIntervalSinceReferenceDate)
     }
 
     init(reading reader: inout PacketReader) throws(PDFWorkerWireError) {
@@ -38,8 +26,8 @@ public struct PDFWorkerMetadata: Sendable, Equatable {
             keywords: try reader.optionalString("keywords", limit: limit),
             creator: try reader.optionalString("creator", limit: limit),
             producer: try reader.optionalString("producer", limit: limit),
-            creationDate: try reader.optionalDouble("creation date"),
-            modificationDate: try reader.optionalDouble("modification date"))
+            creationDate: try reader.optionalDouble("creation date").map { Date(timeIntervalSinceReferenceDate: $0) },
+            modificationDate: try reader.optionalDouble("modification date").map { Date(timeIntervalSinceReferenceDate: $0) })
     }
 }
 
@@ -66,10 +54,10 @@ public struct PDFWorkerSummary: Sendable, Equatable {
     /// Every page, in order.
     public var pages: [Page]
     /// The metadata (with the attached edits applied).
-    public var metadata: PDFWorkerMetadata
+    public var metadata: PDFMetadata
 
     /// A summary.
-    public init(isEncrypted: Bool, pages: [Page], metadata: PDFWorkerMetadata) {
+    public init(isEncrypted: Bool, pages: [Page], metadata: PDFMetadata) {
         self.isEncrypted = isEncrypted
         self.pages = pages
         self.metadata = metadata
@@ -106,7 +94,7 @@ public struct PDFWorkerSummary: Sendable, Equatable {
             let height = try reader.double()
             pages.append(Page(width: width, height: height, label: try reader.optionalString("label", limit: 4096)))
         }
-        let metadata = try PDFWorkerMetadata(reading: &reader)
+        let metadata = try PDFMetadata(reading: &reader)
         try reader.expectEnd()
         self.init(isEncrypted: encrypted == 1, pages: pages, metadata: metadata)
     }
@@ -117,7 +105,7 @@ public struct PDFWorkerSummary: Sendable, Equatable {
 /// no state between requests.
 public enum PDFWorkerEdit: Sendable, Equatable {
     /// Replace the metadata.
-    case setMetadata(PDFWorkerMetadata)
+    case setMetadata(PDFMetadata)
     /// Add a note (`kind` 1) or a highlight (`kind` 2) on page `page` (from 0), rectangle in points.
     case addAnnotation(kind: UInt8, page: UInt32, x: Double, y: Double, width: Double, height: Double, contents: String)
 
@@ -152,7 +140,7 @@ public enum PDFWorkerEdit: Sendable, Equatable {
         for _ in 0..<count {
             switch try reader.byte() {
             case 1:
-                edits.append(.setMetadata(try PDFWorkerMetadata(reading: &reader)))
+                edits.append(.setMetadata(try PDFMetadata(reading: &reader)))
             case 2:
                 let kind = try reader.byte()
                 guard kind == 1 || kind == 2 else { throw .unknownValue("annotation kind") }
@@ -161,7 +149,7 @@ public enum PDFWorkerEdit: Sendable, Equatable {
                 let y = try reader.double()
                 let width = try reader.double()
                 let height = try reader.double()
-                let contents = try reader.string("contents", limit: PDFWorkerMetadata.maximumEntryLength)
+                let contents = try reader.string("contents", limit: PDFMetadata.maximumEntryLength)
                 edits.append(
                     .addAnnotation(
                         kind: kind, page: page, x: x, y: y, width: width, height: height, contents: contents))

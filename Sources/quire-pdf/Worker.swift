@@ -190,25 +190,14 @@ struct PDFWorkerLoop {
             let info = try document.pageInfo(at: index)
             pages.append(.init(width: info.size.width, height: info.size.height, label: info.label))
         }
-        let metadata = document.metadata
-        return PDFWorkerSummary(
-            isEncrypted: document.isEncrypted, pages: pages,
-            metadata: PDFWorkerMetadata(
-                title: metadata.title, author: metadata.author, subject: metadata.subject,
-                keywords: metadata.keywords, creator: metadata.creator, producer: metadata.producer,
-                creationDate: metadata.creationDate?.timeIntervalSince1970,
-                modificationDate: metadata.modificationDate?.timeIntervalSince1970))
+        return PDFWorkerSummary(isEncrypted: document.isEncrypted, pages: pages, metadata: document.metadata)
     }
 
     /// Applies one unsaved edit of the service's document.
     static func apply(_ edit: PDFWorkerEdit, to document: PDFDocument) throws(PDFError) {
         switch edit {
         case .setMetadata(let metadata):
-            document.metadata = PDFMetadata(
-                title: metadata.title, author: metadata.author, subject: metadata.subject, keywords: metadata.keywords,
-                creator: metadata.creator, producer: metadata.producer,
-                creationDate: metadata.creationDate.map { Date(timeIntervalSince1970: $0) },
-                modificationDate: metadata.modificationDate.map { Date(timeIntervalSince1970: $0) })
+            document.metadata = metadata
         case .addAnnotation(let kind, let page, let x, let y, let width, let height, let contents):
             let annotation = PDFAnnotation(
                 kind: kind == 1 ? .note : .highlight, rect: PDFRect(x: x, y: y, width: width, height: height),

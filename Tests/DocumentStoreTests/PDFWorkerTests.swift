@@ -206,22 +206,13 @@ struct PDFVettingTests {
 struct PDFReloadVettingTests {
     @Test("A registered file rewritten with a PDF no worker opens in time becomes damaged")
     func rewrittenFileVetted() async throws {
-        // A worker that serves as quire-pdf does until a marker file exists, then never answers.
-        let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("quire-vet-\(UUID())")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let marker = scratch.appendingPathComponent("stall")
-        let script = scratch.appendingPathComponent("worker.sh")
-        try Data(
-            "#!/bin/sh\n[ -e '\(marker.path)' ] && exec sleep 1000\nexec '\(PDFWorkerPool.defaultExecutable())' \"$@\"\n"
-                .utf8
-        ).write(to: script)
-        #expect(chmod(script.path, 0o755) == 0)
-        let service = try DocumentService(pdfDeadline: .seconds(1), pdfWorkers: 1, pdfWorkerExecutable: script.path)
+        let stalling = try StallingWorker()
+        defer { stalling.remove() }
+        let service = try DocumentService(pdfDeadline: .seconds(1), pdfWorkers: 1, pdfWorkerExecutable: stalling.script)
         try await service.run { client in
             let (id, _, url) = try await CoherenceTests.registered(service, client)
             // From now on a new worker stalls; end the one running (the next request sees it gone).
-            try Data().write(to: marker)
+            try stalling.stallFromNow()
             for pid in service.library.workers.workerProcessIDs { kill(pid, SIGKILL) }
             _ = try await client.execute(uri: "/documents/\(id)/pages/1/text", method: .get)
             let after = try await service.catalog.lastEventID()
@@ -302,18 +293,9 @@ struct PDFWorkerEditTests {
 
     @Test("A save whose worker misses its deadline fails with 422, leaves the file and the edits; then it saves")
     func saveDeadline() async throws {
-        // A worker that serves as quire-pdf does until a marker file exists, then never answers.
-        let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("quire-save-\(UUID())")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let marker = scratch.appendingPathComponent("stall")
-        let script = scratch.appendingPathComponent("worker.sh")
-        try Data(
-            "#!/bin/sh\n[ -e '\(marker.path)' ] && exec sleep 1000\nexec '\(PDFWorkerPool.defaultExecutable())' \"$@\"\n"
-                .utf8
-        ).write(to: script)
-        #expect(chmod(script.path, 0o755) == 0)
-        let service = try DocumentService(pdfDeadline: .seconds(1), pdfWorkers: 1, pdfWorkerExecutable: script.path)
+        let stalling = try StallingWorker()
+        defer { stalling.remove() }
+        let service = try DocumentService(pdfDeadline: .seconds(1), pdfWorkers: 1, pdfWorkerExecutable: stalling.script)
         try await service.run { client in
             let (id, _, url) = try await CoherenceTests.registered(service, client)
             let original = try Data(contentsOf: url)
@@ -322,7 +304,7 @@ struct PDFWorkerEditTests {
                 headers: [.contentType: "application/merge-patch+json"])
             #expect(patched.status == .ok)
             let tag = try #require(patched.headers[.eTag])
-            try Data().write(to: marker)
+            try stalling.stallFromNow()
             for pid in service.library.workers.workerProcessIDs { kill(pid, SIGKILL) }
             // The next request finds that worker gone; the one after it gets a new worker, which stalls.
             _ = try await client.execute(uri: "/documents/\(id)/pages/1/text", method: .get)
@@ -337,7 +319,7 @@ struct PDFWorkerEditTests {
             #expect(try Data(contentsOf: url) == original)
             let info = try jsonObject(try await client.execute(uri: "/documents/\(id)", method: .get))
             #expect(info["state"] as? String == "dirty")
-            try FileManager.default.removeItem(at: marker)
+            try stalling.serveAgain()
             let saved = try await client.execute(uri: "/documents/\(id)/save", method: .post, headers: [.ifMatch: tag])
             #expect(saved.status == .ok, "\(String(buffer: saved.body))")
             // poppler writes Info strings as UTF-16BE in hexadecimal.
@@ -385,7 +367,7 @@ struct PDFWorkerLifetimeTests {
             settings: .init(executable: PDFWorkerPool.defaultExecutable(), workers: 1, deadline: .seconds(10)),
             metrics: StoreMetrics(), logger: Logger(label: "quire.test"))
         defer { pool.shutdown() }
-        let pdf = try Fixture.data("one-page.pdf")
+        let pdf = PDFWorkPayload(try Fixture.data("one-page.pdf"))
         let request = PDFWorkerRequest(operation: .text, pageIndex: 0)
         Self.onThreadThatEnds { _ = try? pool.runBlocking(request, pdf: pdf, key: "a") }
         let pid = try #require(pool.workerProcessIDs.first)
@@ -397,4 +379,35 @@ struct PDFWorkerLifetimeTests {
         #expect(String(decoding: text, as: UTF8.self).contains("Hello from page one."))
         #expect(pool.workerProcessIDs == [pid])
     }
+}
+
+/// A worker executable that serves as quire-pdf does until told to stall, then never answers (a script in a
+/// private directory that checks for a marker file at each start).
+struct StallingWorker {
+    /// The script to give the service as its worker executable.
+    let script: String
+    private let directory: URL
+    private let marker: URL
+
+    init() throws {
+        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("quire-stall-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        marker = directory.appendingPathComponent("stall")
+        let url = directory.appendingPathComponent("worker.sh")
+        try Data(
+            "#!/bin/sh\n[ -e '\(marker.path)' ] && exec sleep 1000\nexec '\(PDFWorkerPool.defaultExecutable())' \"$@\"\n"
+                .utf8
+        ).write(to: url)
+        #expect(chmod(url.path, 0o755) == 0)
+        script = url.path
+    }
+
+    /// Workers started from now on stall.
+    func stallFromNow() throws { try Data().write(to: marker) }
+
+    /// Workers started from now on serve again.
+    func serveAgain() throws { try FileManager.default.removeItem(at: marker) }
+
+    /// Removes the script's directory.
+    func remove() { try? FileManager.default.removeItem(at: directory) }
 }

@@ -1,12 +1,14 @@
+import Foundation
+import PDFTypes
 import PDFWorkerWire
 import Testing
 
 /// The worker's summaries, the edit logs and the find results round-trip; hostile ones are refused.
 @Suite("PDF worker payloads")
 struct PDFWorkerPayloadTests {
-    static let metadata = PDFWorkerMetadata(
+    static let metadata = PDFMetadata(
         title: "Tïtle", author: nil, subject: "", keywords: "a, b", creator: nil, producer: "p",
-        creationDate: 1_700_000_000.5, modificationDate: nil)
+        creationDate: Date(timeIntervalSince1970: 1_700_000_000.5), modificationDate: nil)
 
     static let summary = PDFWorkerSummary(
         isEncrypted: true,

@@ -1,4 +1,6 @@
 import Glibc
+import Foundation
+import PDFTypes
 import PDFWorkerWire
 
 /// The fuzz target for the worker protocol: the bytes are decoded as a request, a reply, a summary, an edit
@@ -69,7 +71,7 @@ func seedPackets() throws(PDFWorkerWireError) -> [[UInt8]] {
         PDFWorkerReply(status: .invalidArgument, message: "resolution 0"),
         PDFWorkerReply(status: .failed, message: "out of memory – テスト"),
     ]
-    let metadata = PDFWorkerMetadata(title: "Tïtle", keywords: "a, b", creationDate: 1.7e9)
+    let metadata = PDFMetadata(title: "Tïtle", keywords: "a, b", creationDate: Date(timeIntervalSince1970: 1.7e9))
     let payloads = [
         PDFWorkerSummary(
             isEncrypted: false,

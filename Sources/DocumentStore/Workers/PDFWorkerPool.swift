@@ -45,7 +45,7 @@ final class PDFWorkerPool: Sendable {
         let continuation: Completion
     }
 
-    /// Who waits for a request: an async caller, or a thread blocked in ``runBlocking(_:pdf:key:)``.
+    /// Who waits for a request: an async caller, or a thread blocked in ``runBlocking(_:pdf:edits:key:)``.
     private enum Completion: Sendable {
         case async(CheckedContinuation<Data, any Error>)
         case blocking(BlockingResult)
@@ -156,13 +156,8 @@ final class PDFWorkerPool: Sendable {
     }
 
     /// ``run(_:pdf:edits:key:)`` for synchronous code on a thread that may block (never the cooperative pool or
-    /// an event loop): waits at most about twice the deadline.
-    /// - Throws: a ``PDFWorkError``.
-    func runBlocking(_ request: PDFWorkerRequest, pdf: Data, edits: [PDFWorkerEdit] = [], key: String) throws -> Data {
-        try runBlocking(request, pdf: PDFWorkPayload(pdf), edits: edits, key: key)
-    }
-
-    /// ``runBlocking(_:pdf:edits:key:)`` for bytes sent often (an open document's): their memfd is made once.
+    /// an event loop), for bytes in a payload (an open document's: their memfd is made once); waits at most
+    /// about twice the deadline.
     /// - Throws: a ``PDFWorkError``.
     func runBlocking(
         _ request: PDFWorkerRequest, pdf: PDFWorkPayload, edits: [PDFWorkerEdit] = [], key: String

@@ -27,17 +27,19 @@ struct WorkerPDFEngine: PDFEngine {
     func openDocument(_ data: Data, password: String?) throws -> any PDFEngineDocument {
         guard !data.isEmpty else { throw PDFError.empty }
         let contents = ContentFingerprint(of: data)
+        // One memfd for the probe and every later request of the document.
+        let payload = PDFWorkPayload(data)
         let summary: PDFWorkerSummary
         if password == nil, let known = summaries.summary(for: contents) {
             summary = known
         } else {
             let request = PDFWorkerRequest(operation: .probe, pageIndex: 0, password: password)
-            let bytes = try Self.translatingRefusals { try pool.runBlocking(request, pdf: data, key: key) }
+            let bytes = try Self.translatingRefusals { try pool.runBlocking(request, pdf: payload, key: key) }
             summary = try Self.decodeSummary(bytes)
             if !summary.isEncrypted { summaries.insert(summary, for: contents) }
         }
         return WorkerPDFDocument(
-            pool: pool, key: key, data: data, password: summary.isEncrypted ? password : nil, summary: summary)
+            pool: pool, key: key, payload: payload, password: summary.isEncrypted ? password : nil, summary: summary)
     }
 
     /// Probes `data` in a worker without blocking a thread (new content, checked before it enters the store),
@@ -106,13 +108,13 @@ final class WorkerPDFDocument: PDFEngineDocument {
     }
     private let edits: Mutex<Edits>
 
-    init(pool: PDFWorkerPool, key: String, data: Data, password: String?, summary: PDFWorkerSummary) {
+    init(pool: PDFWorkerPool, key: String, payload: PDFWorkPayload, password: String?, summary: PDFWorkerSummary) {
         self.pool = pool
         self.key = key
-        payload = PDFWorkPayload(data)
+        self.payload = payload
         self.password = password
         self.summary = summary
-        edits = Mutex(Edits(metadata: Self.metadata(summary.metadata)))
+        edits = Mutex(Edits(metadata: summary.metadata))
     }
 
     var pageCount: Int { summary.pages.count }
@@ -162,12 +164,7 @@ final class WorkerPDFDocument: PDFEngineDocument {
     }
 
     func setMetadata(_ metadata: PDFMetadata) throws {
-        let edit = PDFWorkerEdit.setMetadata(
-            PDFWorkerMetadata(
-                title: metadata.title, author: metadata.author, subject: metadata.subject,
-                keywords: metadata.keywords, creator: metadata.creator, producer: metadata.producer,
-                creationDate: metadata.creationDate?.timeIntervalSince1970,
-                modificationDate: metadata.modificationDate?.timeIntervalSince1970))
+        let edit = PDFWorkerEdit.setMetadata(metadata)
         edits.withLock { edits in
             edits.log.append(edit)
             edits.metadata = metadata
@@ -223,14 +220,6 @@ final class WorkerPDFDocument: PDFEngineDocument {
 
     private func checkPage(_ index: Int) throws(PDFError) {
         guard summary.pages.indices.contains(index) else { throw .pageOutOfRange(index) }
-    }
-
-    private static func metadata(_ metadata: PDFWorkerMetadata) -> PDFMetadata {
-        PDFMetadata(
-            title: metadata.title, author: metadata.author, subject: metadata.subject, keywords: metadata.keywords,
-            creator: metadata.creator, producer: metadata.producer,
-            creationDate: metadata.creationDate.map { Date(timeIntervalSince1970: $0) },
-            modificationDate: metadata.modificationDate.map { Date(timeIntervalSince1970: $0) })
     }
 }
 
