@@ -104,7 +104,7 @@ let package = Package(
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The work behind quire's coordination commands: coordinated read/replace/move/remove, exec, watch.
-        .target(name: "CoordinatedOperations", dependencies: ["FileCoordination"]),
+        .target(name: "CoordinatedOperations", dependencies: ["FileCoordination", "CQuireLinux"]),
         // `quire`: starts without poppler, cairo or GLib; runs PDF commands by replacing itself with quire-pdf.
         .executableTarget(
             name: "quire",

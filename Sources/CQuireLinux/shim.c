@@ -2,6 +2,7 @@
 #include "CQuireLinux.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <spawn.h>
@@ -204,4 +205,13 @@ int CQuire_sealedIdentity(int descriptor, uint64_t *device, uint64_t *inode) {
 
 int CQuire_setExtendedAttribute(const char *path, const char *name, const void *value, size_t size) {
     return setxattr(path, name, value, size, 0);
+}
+
+int CQuire_spawnResetSignals(posix_spawnattr_t *attributes) {
+    sigset_t empty, all;
+    sigemptyset(&empty);
+    sigfillset(&all);
+    if (posix_spawnattr_setsigmask(attributes, &empty) != 0) return -1;
+    if (posix_spawnattr_setsigdefault(attributes, &all) != 0) return -1;
+    return posix_spawnattr_setflags(attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 }

@@ -1,3 +1,4 @@
+import CQuireLinux
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -54,13 +55,7 @@ public enum ChildProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        CQuire_spawnResetSignals(&attributes)
 
         var arguments = command.map { strdup($0) }
         arguments.append(nil)

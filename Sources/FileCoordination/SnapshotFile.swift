@@ -5,22 +5,22 @@ import Glibc
 #endif
 
 /// The system calls of upload snapshots: descriptors opened without following links, exact reads, copies.
-/// Every call that can be interrupted is retried on `EINTR`; `close` never is. Failures name the path.
+/// Every call that can be interrupted is retried on `EINTR` (by ``SocketSystem``); `close` never is. Failures
+/// name the path.
 enum SnapshotFile {
     /// The size of one read while copying or archiving.
     static let chunkSize = 1 << 20
 
-    /// Runs `call` until it does not fail with `EINTR`; -1 becomes a ``SnapshotError`` naming `path`, or the
-    /// clearer one `ifFails` makes of the errno.
+    /// Runs `call` through the module's one `EINTR` loop (``SocketSystem/retrying(_:_:)``); -1 becomes a
+    /// ``SnapshotError`` naming `path`, or the clearer one `ifFails` makes of the errno.
     @inline(__always)
     static func retrying<T: BinaryInteger>(
         _ name: String, path: String, _ call: () -> T, ifFails explain: (Int32) -> SnapshotError? = { _ in nil }
     ) throws(SnapshotError) -> T {
-        while true {
-            let result = call()
-            if result != -1 { return result }
-            let code = errno
-            if code != EINTR { throw explain(code) ?? SnapshotError(path: path, call: name, errno: code) }
+        do {
+            return try SocketSystem.retrying(name, call)
+        } catch {
+            throw explain(error.errno) ?? SnapshotError(path: path, call: name, errno: error.errno)
         }
     }
 

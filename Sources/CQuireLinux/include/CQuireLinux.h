@@ -80,6 +80,10 @@ int CQuire_readExactly(int descriptor, void *buffer, size_t length);
 /// posix_spawn_file_actions_addclosefrom_np(3): the child closes every descriptor from `lowest` up.
 int CQuire_spawnCloseFrom(posix_spawn_file_actions_t *actions, int lowest);
 
+/// Makes a spawned child start with no signal blocked and every signal at its default action (whatever the
+/// spawning thread blocks or handles): 0, or an error number.
+int CQuire_spawnResetSignals(posix_spawnattr_t *attributes);
+
 /// prctl(PR_SET_PDEATHSIG, signal): this process gets `signal` when its parent thread ends.
 int CQuire_setParentDeathSignal(int signal);
 

@@ -59,13 +59,7 @@ final class PDFWorkerProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        CQuire_spawnResetSignals(&attributes)
         let arguments = [executable, "worker", "--memory-limit", String(memoryLimitMiB)]
         // No QUIRE_* variable (the token stays in the service), and no Swift backtracer: a crash ends the
         // worker at once.

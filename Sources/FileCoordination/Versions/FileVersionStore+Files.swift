@@ -99,10 +99,7 @@ extension FileVersionStore {
 
     /// `rename(2)`: atomically replaces `destination` (retried on `EINTR`).
     static func rename(_ source: String, to destination: String) throws {
-        while Glibc.rename(source, destination) == -1 {
-            let code = errno
-            if code != EINTR { throw FileVersionError.systemCallFailed(call: "rename", path: destination, errno: code) }
-        }
+        _ = try ItemVersionLock.retrying("rename", destination) { Glibc.rename(source, destination) }
     }
 
     /// This computer's host name (`gethostname`), read once.

@@ -17,13 +17,13 @@ struct ItemVersionLock {
         return try body()
     }
 
-    /// Runs `call` until it does not fail with `EINTR`; -1 becomes ``FileVersionError/systemCallFailed``.
-    private static func retrying(_ name: String, _ path: String, _ call: () -> Int32) throws -> Int32 {
-        while true {
-            let result = call()
-            if result != -1 { return result }
-            let code = errno
-            if code != EINTR { throw FileVersionError.systemCallFailed(call: name, path: path, errno: code) }
+    /// Runs `call` through the module's one `EINTR` loop (``SocketSystem/retrying(_:_:)``); -1 becomes
+    /// ``FileVersionError/systemCallFailed``.
+    static func retrying(_ name: String, _ path: String, _ call: () -> Int32) throws -> Int32 {
+        do {
+            return try SocketSystem.retrying(name, call)
+        } catch {
+            throw FileVersionError.systemCallFailed(call: name, path: path, errno: error.errno)
         }
     }
 }
