@@ -138,19 +138,6 @@ extension Document {
         }
     }
 
-    /// The PDF bytes of `dataProvider`'s part with its unsaved edits (what ``save()`` would write), or nil when
-    /// the part has none (its provider's bytes are current) or is not part of the document.
-    /// - Throws: a ``DocumentError`` when the edited PDF cannot be written to memory.
-    public func unsavedData(for dataProvider: any DataProviding) throws -> Data? {
-        let found = state.withLock { state in state.parts.first { $0.provider === dataProvider } }
-        guard let part = found, part.isDirty, let pdf = part.pdf else { return nil }
-        do {
-            return try pdf.dataRepresentation()
-        } catch {
-            throw DocumentError.from(error, source: Self.sourceName(dataProvider))
-        }
-    }
-
     /// Writes a part's PDF through its provider's sink; marks it clean if no edit came in meanwhile.
     func write(partAt index: Int) throws {
         let (part, edits) = state.withLock { ($0.parts[index], $0.parts[index].edits) }
