@@ -8,9 +8,10 @@ import Poppler
 #endif
 
 /// The sandbox a PDF worker enters once it has started and before it reads its first request: a CPU-time limit
-/// (`RLIMIT_CPU`), Landlock (only font and poppler data directories may be read; nothing written, created,
-/// removed or executed anywhere) and a seccomp-BPF filter (no new process or program, no socket, no open that
-/// could write; CQuireLinux's sandbox.c holds its table).
+/// (`RLIMIT_CPU`), Landlock (only font, font-configuration and poppler data directories may be read; nothing
+/// written, created, removed or executed anywhere) and a seccomp-BPF filter (no new process or program, no
+/// socket, no open that could write; every open goes through a broker that kills the process for a path outside
+/// the readable directories; CQuireLinux's sandbox.c holds its table and the broker).
 ///
 /// What happens when a part cannot be had:
 /// - no Landlock (kernels before 5.13, or not enabled at boot): one line on standard error, and the worker
@@ -35,19 +36,29 @@ struct WorkerSandbox: ParsableArguments {
         var misbehave: Misbehaviour?
     #endif
 
-    /// The directories beneath which the sandboxed worker may read files and list directories (those missing are
-    /// skipped). Measured with `strace -f` across the service's renders, text and checks: after the warm-up, the
-    /// worker opens font files (FreeType, fonts fontconfig matched: the system's and, as fontconfig's default
-    /// configuration lists them, the user's), poppler-data's directories (CMaps for CJK text, on every open) and
-    /// glibc's iconv modules (poppler-glib converts a password to Latin-1). fontconfig's configuration and caches
-    /// are read by the warm-up only.
+    /// The directories beneath which the sandboxed worker may read files and list directories, and the files it
+    /// may read (those missing are skipped); the open broker ends a worker that opens anything else. Measured with
+    /// `strace -f` across the service's renders, text and checks, then by the broker across the whole test
+    /// suite: after the warm-up, the worker opens font files (FreeType, fonts fontconfig matched: the system's
+    /// and, as fontconfig's default configuration lists them, the user's), poppler-data's directories (CMaps for
+    /// CJK text, on every open), glibc's iconv modules (poppler-glib converts a password to Latin-1) and GLib's
+    /// charset aliases (on the first save). fontconfig's configuration and caches are read by the warm-up only.
     static var readableDirectories: [String] {
         var directories = [
             "/usr/share/fonts", "/usr/local/share/fonts", "/usr/share/poppler",
             "/usr/lib/x86_64-linux-gnu/gconv", "/usr/lib/aarch64-linux-gnu/gconv",
+            // fontconfig rereads its configuration and caches if they change while the worker runs (a font
+            // package installed meanwhile): harmless to read, and a worker must not die of it.
+            "/etc/fonts", "/var/cache/fontconfig",
+            // GLib reads its charset aliases the first time it converts text to the locale's charset (a save).
+            "/usr/lib/x86_64-linux-gnu/charset.alias", "/usr/lib/aarch64-linux-gnu/charset.alias",
         ]
-        if let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/") {
-            directories += [home + "/.local/share/fonts", home + "/.fonts"]
+        let environment = ProcessInfo.processInfo.environment
+        if let home = environment["HOME"], home.hasPrefix("/") {
+            directories += [home + "/.local/share/fonts", home + "/.fonts", home + "/.cache/fontconfig"]
+        }
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+            directories.append(cache + "/fontconfig")
         }
         return directories
     }
@@ -92,7 +103,10 @@ struct WorkerSandbox: ParsableArguments {
             FileHandle.standardError.write(
                 Data("quire-pdf worker: no Landlock (\(reason)); serving with the seccomp filter alone\n".utf8))
         }
-        if CQuire_installSyscallFilter() != 0 {
+        let filtered = paths.map { UnsafePointer($0) }.withUnsafeBufferPointer {
+            CQuire_installSyscallFilter($0.baseAddress, Int32($0.count))
+        }
+        if filtered != 0 {
             let reason = String(cString: strerror(errno))
             let line = "quire-pdf worker: the seccomp filter could not be installed (\(reason)); refusing to serve\n"
             FileHandle.standardError.write(Data(line.utf8))

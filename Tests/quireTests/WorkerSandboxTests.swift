@@ -52,23 +52,31 @@ struct WorkerSandboxTests {
     }
 
     @Test(
-        "Making a socket, connecting, exec, fork and opening for writing kill the worker with SIGSYS",
-        arguments: ["socket", "connect", "exec", "fork", "open-write"])
+        "Making a socket, connecting, exec, fork, opening for writing and taking SIGSYS from the open broker kill the worker with SIGSYS",
+        arguments: ["socket", "connect", "exec", "fork", "open-write", "take-sigsys"])
     func forbiddenActsAreKilled(act: String) throws {
         let outcome = try Self.misbehave(act)
         #expect(outcome.reason == .uncaughtSignal, "\(act): \(outcome)")
         #expect(outcome.status == SIGSYS, "\(act): \(outcome)")
     }
 
-    @Test("Opening /etc/passwd for reading is refused by Landlock (EACCES), and none of its bytes come out")
-    func passwdIsRefused() throws {
-        let outcome = try Self.misbehave("open-passwd")
-        if outcome.errors.contains("no Landlock") {
-            Issue.record("this kernel has no Landlock: the worker is not kept from reading /etc/passwd")
-        }
+    @Test(
+        "Opening /etc/passwd for reading, directly or through a font directory's '..', kills the worker with SIGSYS, and none of its bytes come out",
+        arguments: ["open-passwd", "open-passwd-dotdot"])
+    func passwdKillsTheWorker(act: String) throws {
+        let outcome = try Self.misbehave(act)
+        #expect(outcome.reason == .uncaughtSignal, "\(act): \(outcome)")
+        #expect(outcome.status == SIGSYS, "\(act): \(outcome)")
+        #expect(outcome.output.isEmpty, "\(act): \(outcome)")
+        #expect(outcome.errors.contains("outside the readable directories"), "\(act): \(outcome)")
+    }
+
+    @Test("Opening a font directory for reading is let through (the control: the broker allows what poppler needs)")
+    func fontsAreReadable() throws {
+        let outcome = try Self.misbehave("open-fonts")
         #expect(outcome.reason == .exit, "\(outcome)")
-        #expect(outcome.status == EACCES, "\(outcome)")
-        #expect(outcome.output.isEmpty)
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.errors.isEmpty, "\(outcome)")
     }
 
     @Test("A thread is allowed inside the sandbox (the control: healthy work is not killed)")

@@ -95,7 +95,8 @@ int CQuire_setNoNewPrivileges(void);
 int CQuire_landlockABI(void);
 
 /// Landlock for the rest of this process's life and its children: of the file system, only reading files and
-/// listing directories beneath the `count` directories in `readablePaths` (those that do not exist are skipped);
+/// listing directories beneath the `count` directories in `readablePaths`, and reading those that are files (those
+/// that do not exist are skipped);
 /// every other right the ABI knows (write, create, remove, execute, truncate, refer, device ioctl) is denied
 /// everywhere, and from ABI 4 TCP bind/connect, from ABI 6 abstract Unix sockets and signals outside the
 /// sandbox. Needs no_new_privs. Restricts the calling thread only: call it while the process has one thread.
@@ -104,10 +105,13 @@ int CQuire_restrictFileSystem(const char *const *readablePaths, int count);
 
 /// Installs the PDF worker's seccomp-BPF filter on every thread of the process (SECCOMP_FILTER_FLAG_TSYNC):
 /// calls of another architecture, new processes and programs (execve, fork, clone without CLONE_THREAD),
-/// sockets, opens that could write, create or truncate, openat2, and changes to the file system, namespaces or
-/// the kernel kill the process (SECCOMP_RET_KILL_PROCESS, SIGSYS); the calls the worker needs are allowed; any
-/// other call fails with ENOSYS. sandbox.c holds the table. Needs no_new_privs.
+/// sockets, opens that could write, create or truncate, openat2, taking over SIGSYS, and changes to the file
+/// system, namespaces or the kernel kill the process (SECCOMP_RET_KILL_PROCESS, SIGSYS); the calls the worker
+/// needs are allowed; any other call fails with ENOSYS. Every open and openat traps to a broker (a SIGSYS
+/// handler this installs first) that lets through only read-only opens of absolute paths beneath the `count`
+/// directories in `readablePaths` (no "." or ".." component) and kills the process for any other.
+/// sandbox.c holds the table. Needs no_new_privs.
 /// Returns 0, or -1 with errno (or the id of a thread that could not be synchronised).
-int CQuire_installSyscallFilter(void);
+int CQuire_installSyscallFilter(const char *const *readablePaths, int count);
 
 #endif
