@@ -2,8 +2,8 @@
 # Each installs the Debian packages it needs (only those missing), builds, and runs.
 
 SWIFT ?= swift
-# What the build and the tests need from Debian.
-APT_PACKAGES := pkg-config libpoppler-glib-dev libcairo2-dev libpng-dev libglib2.0-dev libsqlite3-dev
+# What the build and the tests need from Debian (PostgreSQL: the tests start a private server for the cluster catalog).
+APT_PACKAGES := pkg-config libpoppler-glib-dev libcairo2-dev libpng-dev libglib2.0-dev libsqlite3-dev postgresql
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: all deps build run test release clean fixtures fuzz bench compare compare-coordination compare-store contract

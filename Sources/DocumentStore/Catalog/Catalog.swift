@@ -7,11 +7,14 @@ import GRDB
 /// A change to a document and the event that reports it can commit together (`recording:`), so that the log never
 /// tells of a change the catalog lacks or the reverse. Operations run on GRDB's queues, never blocking the caller's
 /// thread.
-public struct Catalog: Sendable {
+public struct Catalog: CatalogDatabase {
     private let database: DatabasePool
 
     /// The database file.
     public let databaseURL: URL
+
+    /// The database file's path.
+    public var location: String { databaseURL.path }
 
     /// Opens the catalog in `storeDirectory` (created, readable by its owner only, when missing) and brings its
     /// schema up to date.
@@ -27,7 +30,16 @@ public struct Catalog: Sendable {
             configuration.label = "quire.catalog"
             configuration.busyMode = .timeout(5)
             database = try DatabasePool(path: databaseURL.path, configuration: configuration)
+            // A migration this build does not know: a newer Quire wrote the catalog, and this one must not touch it.
+            if try database.read({ try CatalogSchema.migrator.hasBeenSuperseded($0) }) {
+                throw CatalogError.cannotOpen(
+                    path: databaseURL.path,
+                    reason: "the catalog's schema is newer than this Quire's (it has migrations this build does not "
+                        + "know): run the newer Quire, or another store directory")
+            }
             try CatalogSchema.migrator.migrate(database)
+        } catch let error as CatalogError {
+            throw error
         } catch {
             throw .cannotOpen(path: databaseURL.path, reason: Self.reason(error))
         }
@@ -38,7 +50,7 @@ public struct Catalog: Sendable {
     /// - Throws: ``CatalogError/duplicateDocument(_:)``, ``CatalogError/databaseFailed(path:operation:reason:)``,
     ///   or `CancellationError`.
     @discardableResult
-    public func insert(_ document: DocumentRecord, recording event: StoreEvent? = nil) async throws -> StoreEvent? {
+    public func insert(_ document: DocumentRecord, recording event: StoreEvent?) async throws -> StoreEvent? {
         try await write("add document \(document.id)") { db in
             do {
                 try document.insert(db)
@@ -54,7 +66,7 @@ public struct Catalog: Sendable {
     /// - Throws: ``CatalogError/documentNotFound(_:)``, ``CatalogError/databaseFailed(path:operation:reason:)``,
     ///   or `CancellationError`.
     @discardableResult
-    public func update(_ document: DocumentRecord, recording event: StoreEvent? = nil) async throws -> StoreEvent? {
+    public func update(_ document: DocumentRecord, recording event: StoreEvent?) async throws -> StoreEvent? {
         try await write("update document \(document.id)") { db in
             do {
                 try document.update(db)
@@ -70,7 +82,7 @@ public struct Catalog: Sendable {
     /// - Throws: ``CatalogError/documentNotFound(_:)``, ``CatalogError/databaseFailed(path:operation:reason:)``,
     ///   or `CancellationError`.
     @discardableResult
-    public func deleteDocument(_ id: DocumentID, recording event: StoreEvent? = nil) async throws -> StoreEvent? {
+    public func deleteDocument(_ id: DocumentID, recording event: StoreEvent?) async throws -> StoreEvent? {
         try await write("delete document \(id)") { db in
             guard try DocumentRecord.deleteOne(db, key: id.rawValue) else { throw CatalogError.documentNotFound(id) }
             return try Self.append(event, db)
@@ -109,7 +121,7 @@ public struct Catalog: Sendable {
     /// `id` last (its `Last-Event-ID`) missed.
     /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
     ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
-    public func events(after id: Int64, limit: Int = 1000) async throws -> [StoreEvent] {
+    public func events(after id: Int64, limit: Int) async throws -> [StoreEvent] {
         try await read("read events after \(id)") { db in
             try StoreEvent.filter(StoreEvent.ColumnNames.id > id).order(StoreEvent.ColumnNames.id).limit(limit)
                 .fetchAll(db)

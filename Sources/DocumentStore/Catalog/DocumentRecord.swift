@@ -73,46 +73,27 @@ extension DocumentRecord: FetchableRecord, PersistableRecord {
     /// - Throws: ``CatalogError/corruptRow(table:column:value:)`` when a column holds what this version never
     ///   writes (an invalid id, an unknown state).
     public init(row: Row) throws {
-        func corrupt(_ column: Column, _ value: String) -> CatalogError {
-            .corruptRow(table: Self.databaseTableName, column: column.name, value: value)
-        }
-        let idText: String = row[ColumnNames.id]
-        guard let id = DocumentID(rawValue: idText) else { throw corrupt(ColumnNames.id, idText) }
-        let filesText: String = row[ColumnNames.files]
-        guard let files = try? JSONDecoder().decode([String].self, from: Data(filesText.utf8)) else {
-            throw corrupt(ColumnNames.files, filesText)
-        }
-        let originText: String = row[ColumnNames.origin]
-        guard let origin = Origin(rawValue: originText) else { throw corrupt(ColumnNames.origin, originText) }
-        let etagText: String = row[ColumnNames.etag]
-        guard let etag = EntityTag(opaqueTag: etagText) else { throw corrupt(ColumnNames.etag, etagText) }
-        let stateText: String = row[ColumnNames.state]
-        let conflictText: String? = row[ColumnNames.conflictType]
-        let conflictType = conflictText.flatMap(DocumentState.ConflictType.init(rawValue:))
-        guard conflictText == nil || conflictType != nil,
-            let state = DocumentState(name: stateText, conflictType: conflictType)
-        else { throw corrupt(ColumnNames.state, "\(stateText)/\(conflictText ?? "null")") }
-        self.init(
-            id: id, files: files, origin: origin, title: row[ColumnNames.title], pageCount: row[ColumnNames.pageCount],
-            size: row[ColumnNames.size], etag: etag, state: state,
-            createdAt: Date(catalogMilliseconds: row[ColumnNames.createdAt]),
-            updatedAt: Date(catalogMilliseconds: row[ColumnNames.updatedAt]))
+        self = try CatalogColumns.Document(
+            id: row[ColumnNames.id], files: row[ColumnNames.files], origin: row[ColumnNames.origin],
+            title: row[ColumnNames.title], pageCount: row[ColumnNames.pageCount], size: row[ColumnNames.size],
+            etag: row[ColumnNames.etag], state: row[ColumnNames.state], conflictType: row[ColumnNames.conflictType],
+            createdAt: row[ColumnNames.createdAt], updatedAt: row[ColumnNames.updatedAt]
+        ).record(table: Self.databaseTableName)
     }
 
     /// Writes the entry's columns; `files` as a JSON array of strings.
     public func encode(to container: inout PersistenceContainer) throws {
-        container[ColumnNames.id] = id.rawValue
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
-        container[ColumnNames.files] = String(decoding: try encoder.encode(files), as: UTF8.self)
-        container[ColumnNames.origin] = origin.rawValue
-        container[ColumnNames.title] = title
-        container[ColumnNames.pageCount] = pageCount
-        container[ColumnNames.size] = size
-        container[ColumnNames.etag] = etag.opaqueTag
-        container[ColumnNames.state] = state.name
-        container[ColumnNames.conflictType] = state.conflictType?.rawValue
-        container[ColumnNames.createdAt] = createdAt.catalogMilliseconds
-        container[ColumnNames.updatedAt] = updatedAt.catalogMilliseconds
+        let columns = CatalogColumns.Document(self)
+        container[ColumnNames.id] = columns.id
+        container[ColumnNames.files] = columns.files
+        container[ColumnNames.origin] = columns.origin
+        container[ColumnNames.title] = columns.title
+        container[ColumnNames.pageCount] = columns.pageCount
+        container[ColumnNames.size] = columns.size
+        container[ColumnNames.etag] = columns.etag
+        container[ColumnNames.state] = columns.state
+        container[ColumnNames.conflictType] = columns.conflictType
+        container[ColumnNames.createdAt] = columns.createdAt
+        container[ColumnNames.updatedAt] = columns.updatedAt
     }
 }

@@ -71,38 +71,21 @@ extension StoreEvent: FetchableRecord, MutablePersistableRecord {
     /// - Throws: ``CatalogError/corruptRow(table:column:value:)`` when a column holds what this version never
     ///   writes.
     public init(row: Row) throws {
-        func corrupt(_ column: Column, _ value: String) -> CatalogError {
-            .corruptRow(table: Self.databaseTableName, column: column.name, value: value)
-        }
-        let typeText: String = row[ColumnNames.type]
-        guard let type = EventType(rawValue: typeText) else { throw corrupt(ColumnNames.type, typeText) }
-        let documentText: String = row[ColumnNames.documentID]
-        guard let documentID = DocumentID(rawValue: documentText) else {
-            throw corrupt(ColumnNames.documentID, documentText)
-        }
-        let etagText: String? = row[ColumnNames.etag]
-        let etag = etagText.flatMap { EntityTag(opaqueTag: $0) }
-        if let etagText, etag == nil { throw corrupt(ColumnNames.etag, etagText) }
-        let extraText: String = row[ColumnNames.extra]
-        guard let extra = try? JSONDecoder().decode([String: String].self, from: Data(extraText.utf8)) else {
-            throw corrupt(ColumnNames.extra, extraText)
-        }
-        self.init(
-            type: type, documentID: documentID, etag: etag, at: Date(catalogMilliseconds: row[ColumnNames.at]),
-            extra: extra)
-        self.id = row[ColumnNames.id]
+        self = try CatalogColumns.Event(
+            type: row[ColumnNames.type], documentID: row[ColumnNames.documentID], etag: row[ColumnNames.etag],
+            at: row[ColumnNames.at], extra: row[ColumnNames.extra]
+        ).event(id: row[ColumnNames.id], table: Self.databaseTableName)
     }
 
     /// Writes the event's columns; `extra` as a JSON object of strings.
     public func encode(to container: inout PersistenceContainer) throws {
+        let columns = CatalogColumns.Event(self)
         container[ColumnNames.id] = id
-        container[ColumnNames.type] = type.rawValue
-        container[ColumnNames.documentID] = documentID.rawValue
-        container[ColumnNames.etag] = etag?.opaqueTag
-        container[ColumnNames.at] = at.catalogMilliseconds
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        container[ColumnNames.extra] = String(decoding: try encoder.encode(extra), as: UTF8.self)
+        container[ColumnNames.type] = columns.type
+        container[ColumnNames.documentID] = columns.documentID
+        container[ColumnNames.etag] = columns.etag
+        container[ColumnNames.at] = columns.at
+        container[ColumnNames.extra] = columns.extra
     }
 
     /// Takes the id the log gave the event.

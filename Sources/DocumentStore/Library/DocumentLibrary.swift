@@ -26,7 +26,7 @@ public final class DocumentLibrary: Sendable {
         var isShutDown = false
     }
 
-    let catalog: Catalog
+    let catalog: any CatalogDatabase
     let configuration: StoreConfiguration
     let metrics: StoreMetrics
     let logger: Logger
@@ -71,7 +71,7 @@ public final class DocumentLibrary: Sendable {
     /// - Throws: `CocoaError` when the upload directory cannot be created, a `DataProviderError` when it or a
     ///   root cannot be opened.
     public init(
-        catalog: Catalog, configuration: StoreConfiguration, metrics: StoreMetrics, logger: Logger,
+        catalog: any CatalogDatabase, configuration: StoreConfiguration, metrics: StoreMetrics, logger: Logger,
         keepAliveInterval: Duration = .seconds(15), eventBufferBound: Int = 10_000
     ) throws {
         self.catalog = catalog

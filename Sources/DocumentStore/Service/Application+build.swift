@@ -79,7 +79,7 @@ public func documentControllers(library: DocumentLibrary, configuration: StoreCo
 ///   - requestLogLevel: The level of the per-request log line.
 public func buildRouter(
     configuration: StoreConfiguration,
-    catalog: Catalog,
+    catalog: any CatalogDatabase,
     metrics: StoreMetrics,
     controllers: [any RouteController] = [],
     requestLogLevel: Logger.Level = .info

@@ -5,10 +5,10 @@ import Hummingbird
 /// when it cannot. For load balancers, `make run` and operators (the last event id is where a new event-stream
 /// client starts).
 public struct HealthController: RouteController {
-    private let catalog: Catalog
+    private let catalog: any CatalogDatabase
 
     /// Makes the controller, which checks `catalog`.
-    public init(catalog: Catalog) {
+    public init(catalog: any CatalogDatabase) {
         self.catalog = catalog
     }
 

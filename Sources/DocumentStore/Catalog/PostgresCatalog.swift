@@ -1,0 +1,362 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The store's catalog and event log in PostgreSQL, shared by the nodes of a cluster (tables `quire_documents`,
+/// `quire_events`, `quire_event_counter` and `quire_schema`, so that the store can share a database politely).
+///
+/// Event ids come from a one-row counter that every append increments inside its transaction: the row lock makes
+/// appends commit one after the other, in id order, and a rolled-back append gives its id back. So ids are
+/// gap-free across the cluster, and a node that has seen id N and reads "after N" never misses an event that
+/// commits later with a smaller id (which a `bigserial` would allow). Each append also sends
+/// `NOTIFY quire_events` with its id, delivered when the transaction commits: the nodes' live feeds listen to it
+/// and take the log as the truth.
+///
+/// The catalog does not own its `PostgresClient`: the client must run (`run()` in a task, or as a service of the
+/// service group) for as long as the catalog is used.
+public struct PostgresCatalog: CatalogDatabase {
+    /// The schema version this build writes; a database at a newer one is refused when the catalog opens.
+    public static let schemaVersion: Int32 = 1
+
+    /// The channel each append notifies with its event id.
+    public static let notificationChannel = "quire_events"
+
+    private let client: PostgresClient
+    private let logger: Logger
+    private let deadline: Duration
+
+    /// The database's address, without its password.
+    public let location: String
+
+    private init(client: PostgresClient, location: String, deadline: Duration, logger: Logger) {
+        self.client = client
+        self.location = location
+        self.deadline = deadline
+        self.logger = logger
+    }
+
+    /// Opens the catalog through `client` (which must be running) and brings its schema up to date; nodes that
+    /// start together take turns (a transaction-scoped advisory lock).
+    /// - Parameters:
+    ///   - location: The database's address without its password, for messages.
+    ///   - deadline: How long any one operation may take, waiting for a connection included (PostgresNIO's pool
+    ///     waits for a connection for as long as it is asked to: an unreachable server would stall a request).
+    /// - Throws: ``CatalogError/cannotOpen(path:reason:)`` when the database cannot be reached within the deadline
+    ///   or migrated, or when its schema is newer than this build's (`reason` says which versions).
+    public static func open(
+        client: PostgresClient, location: String, deadline: Duration = .seconds(10), logger: Logger
+    ) async throws(CatalogError) -> PostgresCatalog {
+        let catalog = PostgresCatalog(client: client, location: location, deadline: deadline, logger: logger)
+        do {
+            try await catalog.naming("bring the schema up to date") { try await catalog.migrate() }
+        } catch let error as CatalogError {
+            guard case .databaseFailed(_, _, let reason) = error else { throw error }
+            throw .cannotOpen(path: location, reason: reason)
+        } catch {
+            throw .cannotOpen(path: location, reason: "\(error)")  // cancelled
+        }
+        return catalog
+    }
+
+    /// The migrations, in order: each runs once per database and is never edited after it shipped.
+    private static let migrations: [[PostgresQuery]] = [
+        [
+            """
+            CREATE TABLE quire_documents (
+                id text PRIMARY KEY,
+                files text NOT NULL,
+                origin text NOT NULL CHECK (origin IN ('upload', 'registered')),
+                title text,
+                page_count bigint NOT NULL CHECK (page_count >= 0),
+                size bigint NOT NULL CHECK (size >= 0),
+                etag text NOT NULL,
+                state text NOT NULL CHECK (state IN ('clean', 'dirty', 'conflict', 'deleted', 'damaged')),
+                conflict_type text CHECK (conflict_type IN ('deletion', 'modification')),
+                created_at bigint NOT NULL,
+                updated_at bigint NOT NULL,
+                CHECK ((state = 'conflict') = (conflict_type IS NOT NULL))
+            )
+            """,
+            """
+            CREATE TABLE quire_events (
+                id bigint PRIMARY KEY,
+                type text NOT NULL CHECK (type IN
+                    ('created', 'changed', 'moved', 'deleted', 'conflict', 'resolved', 'saved', 'damaged')),
+                document_id text NOT NULL,
+                etag text,
+                at bigint NOT NULL,
+                extra text NOT NULL DEFAULT '{}'
+            )
+            """,
+            "CREATE TABLE quire_event_counter (last bigint NOT NULL)",
+            "INSERT INTO quire_event_counter (last) VALUES (0)",
+        ]
+    ]
+
+    private func migrate() async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            // One key for "the Quire schema": nodes starting together migrate one after the other.
+            try await connection.query("SELECT pg_advisory_xact_lock(7317526900)", logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS quire_schema (version integer NOT NULL)", logger: logger)
+            var version: Int32 = 0
+            for try await row in try await connection.query("SELECT version FROM quire_schema", logger: logger)
+                .decode(Int32.self)
+            {
+                version = max(version, row)
+            }
+            if version > Self.schemaVersion {
+                throw CatalogError.cannotOpen(
+                    path: location,
+                    reason: "the database's schema is version \(version), newer than this Quire's "
+                        + "(\(Self.schemaVersion)): run the newer Quire, or another database")
+            }
+            for index in Int(version)..<Self.migrations.count {
+                for statement in Self.migrations[index] { try await connection.query(statement, logger: logger) }
+            }
+            if version < Self.schemaVersion {
+                try await connection.query("DELETE FROM quire_schema", logger: logger)
+                try await connection.query(
+                    "INSERT INTO quire_schema (version) VALUES (\(Self.schemaVersion))", logger: logger)
+            }
+        }
+    }
+
+    // MARK: DocumentCatalog
+
+    /// Adds a document, and appends `event` in the same transaction.
+    /// - Returns: The appended event with its id, or nil when none was given.
+    /// - Throws: ``CatalogError/duplicateDocument(_:)``, ``CatalogError/databaseFailed(path:operation:reason:)``,
+    ///   or `CancellationError`.
+    @discardableResult
+    public func insert(_ document: DocumentRecord, recording event: StoreEvent?) async throws -> StoreEvent? {
+        let columns = CatalogColumns.Document(document)
+        return try await transaction("add document \(document.id)") { connection, logger in
+            do {
+                try await connection.query(
+                    """
+                    INSERT INTO quire_documents (id, files, origin, title, page_count, size, etag, state,
+                        conflict_type, created_at, updated_at)
+                    VALUES (\(columns.id), \(columns.files), \(columns.origin), \(columns.title), \(columns.pageCount),
+                        \(columns.size), \(columns.etag), \(columns.state), \(columns.conflictType),
+                        \(columns.createdAt), \(columns.updatedAt))
+                    """, logger: logger)
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                throw CatalogError.duplicateDocument(document.id)
+            }
+            return try await Self.append(event, connection, logger)
+        }
+    }
+
+    /// Replaces a document's entry, and appends `event` in the same transaction.
+    /// - Returns: The appended event with its id, or nil when none was given.
+    /// - Throws: ``CatalogError/documentNotFound(_:)``, ``CatalogError/databaseFailed(path:operation:reason:)``,
+    ///   or `CancellationError`.
+    @discardableResult
+    public func update(_ document: DocumentRecord, recording event: StoreEvent?) async throws -> StoreEvent? {
+        let columns = CatalogColumns.Document(document)
+        return try await transaction("update document \(document.id)") { connection, logger in
+            let rows = try await connection.query(
+                """
+                UPDATE quire_documents SET files = \(columns.files), origin = \(columns.origin),
+                    title = \(columns.title), page_count = \(columns.pageCount), size = \(columns.size),
+                    etag = \(columns.etag), state = \(columns.state), conflict_type = \(columns.conflictType),
+                    created_at = \(columns.createdAt), updated_at = \(columns.updatedAt)
+                WHERE id = \(columns.id) RETURNING id
+                """, logger: logger)
+            guard try await rows.collect().count == 1 else { throw CatalogError.documentNotFound(document.id) }
+            return try await Self.append(event, connection, logger)
+        }
+    }
+
+    /// Removes a document's entry, and appends `event` in the same transaction. Its events stay in the log.
+    /// - Returns: The appended event with its id, or nil when none was given.
+    /// - Throws: ``CatalogError/documentNotFound(_:)``, ``CatalogError/databaseFailed(path:operation:reason:)``,
+    ///   or `CancellationError`.
+    @discardableResult
+    public func deleteDocument(_ id: DocumentID, recording event: StoreEvent?) async throws -> StoreEvent? {
+        try await transaction("delete document \(id)") { connection, logger in
+            let rows = try await connection.query(
+                "DELETE FROM quire_documents WHERE id = \(id.rawValue) RETURNING id", logger: logger)
+            guard try await rows.collect().count == 1 else { throw CatalogError.documentNotFound(id) }
+            return try await Self.append(event, connection, logger)
+        }
+    }
+
+    /// The document with this id, or nil.
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
+    ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func document(_ id: DocumentID) async throws -> DocumentRecord? {
+        try await documents(where: "WHERE id = \(id.rawValue)", operation: "read document \(id)").first
+    }
+
+    /// Every document, oldest first (ties by id).
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
+    ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func documents() async throws -> [DocumentRecord] {
+        try await documents(where: "ORDER BY created_at, id", operation: "list documents")
+    }
+
+    private func documents(where clause: PostgresQuery, operation: String) async throws -> [DocumentRecord] {
+        let client = client
+        let logger = logger
+        var built: PostgresQuery = """
+            SELECT id, files, origin, title, page_count, size, etag, state, conflict_type, created_at, updated_at
+            FROM quire_documents
+            """
+        built.sql += " " + clause.sql
+        built.binds = clause.binds
+        let query = built
+        return try await naming(operation) {
+            var records: [DocumentRecord] = []
+            let rows = try await client.query(query, logger: logger)
+            for try await row in rows.decode(
+                (String, String, String, String?, Int64, Int64, String, String, String?, Int64, Int64).self)
+            {
+                let columns = CatalogColumns.Document(
+                    id: row.0, files: row.1, origin: row.2, title: row.3, pageCount: row.4, size: row.5, etag: row.6,
+                    state: row.7, conflictType: row.8, createdAt: row.9, updatedAt: row.10)
+                records.append(try columns.record(table: "quire_documents"))
+            }
+            return records
+        }
+    }
+
+    // MARK: EventLog
+
+    /// Appends an event to the log (and notifies `quire_events` with its id on commit).
+    /// - Returns: The event with the id the log gave it, one more than the last id given.
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    @discardableResult
+    public func append(_ event: StoreEvent) async throws -> StoreEvent {
+        try await transaction("append a \(event.type.rawValue) event") { connection, logger in
+            try await Self.append(event, connection, logger)!
+        }
+    }
+
+    /// The events with an id greater than `id`, oldest first, at most `limit` of them.
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
+    ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func events(after id: Int64, limit: Int) async throws -> [StoreEvent] {
+        let client = client
+        let logger = logger
+        return try await naming("read events after \(id)") {
+            var events: [StoreEvent] = []
+            let rows = try await client.query(
+                """
+                SELECT id, type, document_id, etag, at, extra FROM quire_events
+                WHERE id > \(id) ORDER BY id LIMIT \(Int64(max(0, limit)))
+                """, logger: logger)
+            for try await row in rows.decode((Int64, String, String, String?, Int64, String).self) {
+                let columns = CatalogColumns.Event(
+                    type: row.1, documentID: row.2, etag: row.3, at: row.4, extra: row.5)
+                events.append(try columns.event(id: row.0, table: "quire_events"))
+            }
+            return events
+        }
+    }
+
+    /// The greatest id the log ever gave, 0 when it gave none.
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func lastEventID() async throws -> Int64 {
+        let client = client
+        let logger = logger
+        return try await naming("read the last event id") {
+            var last: Int64 = 0
+            for try await value in try await client.query("SELECT last FROM quire_event_counter", logger: logger)
+                .decode(Int64.self)
+            {
+                last = value
+            }
+            return last
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Appends `event` inside the caller's transaction: takes the next id from the counter (locking its row until
+    /// the transaction ends), inserts the event and queues its notification.
+    private static func append(_ event: StoreEvent?, _ connection: PostgresConnection, _ logger: Logger)
+        async throws -> StoreEvent?
+    {
+        guard var event else { return nil }
+        var id: Int64 = 0
+        for try await value in try await connection.query(
+            "UPDATE quire_event_counter SET last = last + 1 RETURNING last", logger: logger
+        ).decode(Int64.self) {
+            id = value
+        }
+        let columns = CatalogColumns.Event(event)
+        try await connection.query(
+            """
+            INSERT INTO quire_events (id, type, document_id, etag, at, extra)
+            VALUES (\(id), \(columns.type), \(columns.documentID), \(columns.etag), \(columns.at), \(columns.extra))
+            """, logger: logger)
+        try await connection.query(
+            "SELECT pg_notify(\(notificationChannel), \(String(id)))", logger: logger)
+        event.id = id
+        return event
+    }
+
+    private func transaction<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
+    ) async throws -> T {
+        let client = client
+        let logger = logger
+        return try await naming(operation) {
+            do {
+                return try await client.withTransaction(logger: logger) { connection in
+                    try await body(connection, logger)
+                }
+            } catch let error as PostgresTransactionError {
+                // The body's own error (a duplicate, a missing document, cancellation) when the rollback went well;
+                // else the first database error.
+                if let closure = error.closureError, error.rollbackError == nil { throw closure }
+                throw error.beginError ?? error.closureError ?? error.rollbackError ?? error.commitError ?? error
+            }
+        }
+    }
+
+    /// Why an operation ended at its deadline.
+    private struct DeadlinePassed: Error {}
+
+    /// Runs a database access within the catalog's deadline, turning PostgreSQL's errors (and the deadline) into
+    /// ``CatalogError/databaseFailed(path:operation:reason:)`` that names the operation; the catalog's own errors
+    /// and cancellation pass through.
+    private func naming<T: Sendable>(
+        _ operation: String, _ access: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let deadline = deadline
+        do {
+            return try await withThrowingTaskGroup(of: T.self) { group in
+                group.addTask { try await access() }
+                group.addTask {
+                    try await Task.sleep(for: deadline)
+                    throw DeadlinePassed()
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+        } catch let error as CatalogError {
+            throw error
+        } catch let error as CancellationError {
+            throw error
+        } catch is DeadlinePassed {
+            throw CatalogError.databaseFailed(
+                path: location, operation: operation,
+                reason: "no answer within \(deadline) (is PostgreSQL running and reachable?)")
+        } catch {
+            throw CatalogError.databaseFailed(path: location, operation: operation, reason: Self.reason(error))
+        }
+    }
+
+    /// One line for a PostgreSQL error: the server's message and SQLSTATE, or the client's error code and cause.
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] {
+            return "\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+}
