@@ -8,6 +8,7 @@ import { DocumentViewer } from "./viewer.js";
 
 const byID = (id) => document.getElementById(id);
 const feedLength = 100;
+const recentEvents = 20; // how many past events the feed shows when the page opens
 
 // MARK: messages
 
@@ -284,22 +285,28 @@ function handleEvent(event) {
 // MARK: start
 
 async function start() {
-  // The feed starts at the event the service had reached before the list was read: nothing falls in between.
+  // The feed starts a few events before the one the service had reached before the list was read: the feed
+  // shows what just happened, and no change falls between the list and the feed.
   let since = null;
   try {
-    since = (await getJSON("/health", "asking the service")).lastEventId;
+    since = Math.max(0, (await getJSON("/health", "asking the service")).lastEventId - recentEvents);
   } catch (error) {
     showNotice(`The service does not answer: ${error.message}`);
   }
   await refreshList();
-  requestAnimationFrame(() => setTimeout(() => performance.mark("quire:list-painted"), 0));
   performance.mark("quire:list-rendered");
-  route();
-  followEvents(since, {
-    onEvent: handleEvent,
-    onStatus: setConnection,
-    onRestart: () => refreshList(),
-  });
+  // The rest waits for the list's first paint (the next frame's task), so nothing delays it.
+  requestAnimationFrame(() =>
+    setTimeout(() => {
+      performance.mark("quire:list-painted");
+      route();
+      followEvents(since, {
+        onEvent: handleEvent,
+        onStatus: setConnection,
+        onRestart: () => refreshList(),
+      });
+    }, 0),
+  );
 }
 
 start();

@@ -160,22 +160,35 @@ export class DocumentViewer {
     const inConflict = info.state === "conflict" || info.state === "deleted" || info.conflict !== null;
     panel.hidden = !inConflict;
     if (!inConflict) return;
-    const event = this.conflictEvent;
-    const file = event?.file || info.files[0]?.path;
-    const onDisk = info.files.find((candidate) => candidate.path === file) || info.files[0];
-    byID("conflict-text").textContent = info.conflict === "deletion" || info.state === "deleted"
-      ? `The file ${file} was deleted while the store held this document. Reload (if it is back), save the document's bytes back to the file, or close the document.`
-      : `The file ${file} changed on disk while this document had unsaved edits. Reload drops the edits, save writes them over the file, close drops the document.`;
+    const deleted = info.conflict === "deletion" || info.state === "deleted";
+    const file = this.conflictEvent?.file || info.files[0]?.path;
+    byID("conflict-text").textContent = deleted
+      ? `The file ${file} was deleted while the store held this document. Save writes the document back to the file; close drops the document.`
+      : `The file ${file} changed on disk while this document had unsaved edits. Reload drops the edits and reads the file, save writes the edits over it, close drops the document.`;
+    const storeSize = info.files.reduce((total, each) => total + each.size, 0);
     fillFacts(byID("conflict-store"), [
       ["Tag", shortTag(info.etag)], ["Title", info.metadata.title], ["Pages", info.pageCount],
-      ["Size", formatSize(info.size)], ["Last change", formatDate(info.updatedAt)],
+      ["Size", formatSize(storeSize)], ["Last change", formatDate(info.updatedAt)],
     ]);
-    const deleted = info.conflict === "deletion" || info.state === "deleted";
+    this.renderDiskSide({ file, deleted });
+    // The file as it is on disk now comes from the conflict report.
+    const id = info.id;
+    getJSON(`/documents/${encodeURIComponent(id)}/conflict`, "reading the conflict").then((report) => {
+      if (this.openID !== id || !report.conflict) return;
+      this.renderDiskSide({
+        file: report.conflict.file, deleted: report.conflict.type === "deletion",
+        size: report.conflict.fileSize, etag: report.conflict.fileEtag,
+      });
+    }, () => {});
+  }
+
+  renderDiskSide({ file, deleted, size, etag }) {
+    const missing = deleted ? "(no file)" : null;
     fillFacts(byID("conflict-disk"), [
       ["File", file],
-      ["Tag", deleted ? "(no file)" : shortTag(onDisk?.etag)],
-      ["Size", deleted ? "(no file)" : onDisk && formatSize(onDisk.size)],
-      ["Changed", event ? formatDate(event.at) : null],
+      ["Tag", missing || (etag && shortTag(etag))],
+      ["Size", missing || (size !== undefined && size !== null ? formatSize(size) : null)],
+      ["Changed", this.conflictEvent ? formatDate(this.conflictEvent.at) : null],
     ]);
   }
 
