@@ -58,7 +58,8 @@ struct WebControllerTests {
     @Test("every module the scripts import, and every file the page names, is an asset")
     func referencesResolve() throws {
         var texts = [String(decoding: WebAsset.page.bytes, as: UTF8.self)]
-        texts += WebAsset.assets.values.filter { $0.name.hasSuffix(".js") }.map { String(decoding: $0.bytes, as: UTF8.self) }
+        texts += WebAsset.assets.values.filter { $0.name.hasSuffix(".js") }
+            .map { String(decoding: $0.bytes, as: UTF8.self) }
         var referenced: Set<String> = []
         for text in texts {
             for match in text.matches(of: /(?:from |src=|href=)"(?:\.|\/assets)\/([a-z]+\.[a-z]+)"/) {

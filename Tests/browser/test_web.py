@@ -64,18 +64,21 @@ class Server:
     """A `quire serve` on a free loopback port, with a private store and root."""
 
     def __init__(self, work, name, token=None):
-        self.root = os.path.join(work, name, "root")
-        self.store = os.path.join(work, name, "store")
+        self.directory = os.path.join(work, name)
+        self.root = os.path.join(self.directory, "root")
+        self.store = os.path.join(self.directory, "store")
         os.makedirs(self.root)
         os.makedirs(self.store)
         self.token = token
-        arguments = [QUIRE, "serve", "--port", "0", "--store", self.store, "--root", self.root]
-        if token:
-            arguments += ["--token", token]
-        self.output = open(os.path.join(work, name, "serve.out"), "w+")
-        self.log = open(os.path.join(work, name, "serve.log"), "w+")
+        self.start(port=0)
+
+    def start(self, port):
+        arguments = [QUIRE, "serve", "--port", str(port), "--store", self.store, "--root", self.root]
+        if self.token:
+            arguments += ["--token", self.token]
+        self.output = open(os.path.join(self.directory, "serve.out"), "w+")
+        self.log = open(os.path.join(self.directory, "serve.log"), "a+")
         self.process = subprocess.Popen(arguments, stdout=self.output, stderr=self.log, stdin=subprocess.DEVNULL)
-        self.url = None
 
         def listening():
             if self.process.poll() is not None:
@@ -88,6 +91,12 @@ class Server:
             return None
 
         self.url = wait_until(listening, 30, "quire serve to listen")
+
+    def restart(self):
+        """Stops the service (gracefully: its event streams end) and starts it again on the same port."""
+        port = int(self.url.rsplit(":", 1)[1])
+        self.stop()
+        self.start(port)
 
     def stop(self):
         if self.process.poll() is None:
@@ -377,6 +386,29 @@ class BrowserTests:
         check(len(refusals) == 2, f"the browser logged the two refusals (each before the token): {errors}")
         others = [message for message in errors if message not in refusals]
         check(not others, "console errors:\n      " + "\n      ".join(others))
+
+    def test_the_feed_resumes_after_a_dropped_connection(self):
+        server = Server(self.work, "resume")
+        self.servers.append(server)
+        document, path = server.register("one-page.pdf", "resumed.pdf")
+        self.open_page(server)
+        wait_until(lambda: self.row(document["id"]), 5, "the row")
+        self.js("window.quireMarker = 'no reload'")
+        port = server.url.rsplit(":", 1)[1]
+        # While the service is down, the page cannot connect: the browser logs each refused attempt.
+        self.allowed_errors = [f"127.0.0.1:{port}/events - Failed to load resource: net::ERR_CONNECTION_REFUSED"]
+        server.stop()
+        state = "return document.getElementById('connection').dataset.state"
+        wait_until(lambda: self.js(state) == "reconnecting", 5, "the page to notice the dropped connection")
+        subprocess.run(["cp", os.path.join(FIXTURES, "mixed-sizes.pdf"), path], check=True)
+        server.restart()  # records the change made while it was down, as an event after the page's last one
+        wait_until(lambda: self.js(state) == "live", 15, "the page to reconnect")
+        wait_until(lambda: self.driver.find_elements(
+            By.CSS_SELECTOR, f"#feed li[data-document='{document['id']}'][data-type='changed']"), 5,
+            "the change made while disconnected in the feed")
+        wait_until(lambda: self.row(document["id"]).find_element(By.CSS_SELECTOR, ".pages").text == "4", 5,
+                   "the row to show the new version")
+        check(self.js("return window.quireMarker") == "no reload", "the page was not reloaded")
 
     def test_first_paint_of_a_thousand_documents(self):
         server = Server(self.work, "many")
