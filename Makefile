@@ -5,8 +5,11 @@ SWIFT ?= swift
 # What the build and the tests need from Debian (PostgreSQL: the tests start a private server for the cluster catalog).
 APT_PACKAGES := pkg-config libpoppler-glib-dev libcairo2-dev libpng-dev libglib2.0-dev libsqlite3-dev postgresql
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+# What the web page's browser tests need from Debian (a headless browser, its driver, a Python venv for Selenium).
+BROWSER_PACKAGES := chromium chromium-driver python3-venv
 
-.PHONY: all deps build run test release clean fixtures fuzz bench compare compare-coordination compare-store contract
+.PHONY: all deps browser-deps build run test browser-test release clean fixtures fuzz bench compare compare-coordination \
+	compare-store contract
 
 all: build
 
@@ -18,6 +21,19 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+# Installs the browser tests' packages where they are missing; failing to is not an error: the browser tests
+# then say they were skipped.
+browser-deps:
+	@missing=""; \
+	for package in $(BROWSER_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing for the browser tests:$$missing"; \
+	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+	    --no-install-recommends $$missing; } || echo "could not install$$missing: the browser tests will be skipped"; \
 	fi
 
 build: deps
@@ -39,11 +55,18 @@ run: build
 # They run one at a time (--no-parallel, about 70 s): in parallel, the suites that block threads while other
 # processes work (cross-process coordination, the CLI, the service) held both threads of Swift's cooperative pool
 # on 2 cores for up to 30 s, and async suites timed out waiting for it (measured: 3 of 6 full runs).
-test: deps
+# Then the web page's browser tests (Tests/browser/run.sh, about a minute), also when a Swift test failed.
+test: deps browser-deps
 	$(SWIFT) build --build-tests
 	@scratch=$$(mktemp -d) && chmod 700 $$scratch && \
 	QUIRE_COORDINATION_DIR=$$scratch/coordination $(SWIFT) test --skip-build --no-parallel; \
-	status=$$?; rm -rf $$scratch; exit $$status
+	status=$$?; rm -rf $$scratch; \
+	Tests/browser/run.sh || status=1; exit $$status
+
+# The browser tests alone (headless Chromium against a real `quire serve`; screenshots in .build/screenshots).
+browser-test: deps browser-deps
+	$(SWIFT) build
+	Tests/browser/run.sh
 
 # Regenerate the committed PDF fixtures (needs Debian's qpdf and PyPI; installs both itself).
 fixtures:

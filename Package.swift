@@ -98,8 +98,19 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            // The repository's openapi.yaml (a symbolic link here), compiled in and served at /openapi.yaml.
-            resources: [.embedInCode("Resources/openapi.yaml")]
+            // The repository's openapi.yaml (a symbolic link here), compiled in and served at /openapi.yaml; the
+            // web page's files, compiled in and served at / and /assets/ (WebAsset lists them).
+            resources: [
+                .embedInCode("Resources/openapi.yaml"),
+                .embedInCode("Resources/web/index.html"),
+                .embedInCode("Resources/web/app.css"),
+                .embedInCode("Resources/web/app.js"),
+                .embedInCode("Resources/web/api.js"),
+                .embedInCode("Resources/web/events.js"),
+                .embedInCode("Resources/web/list.js"),
+                .embedInCode("Resources/web/viewer.js"),
+                .embedInCode("Resources/web/icon.svg"),
+            ]
         ),
         // The command line: arguments and help shared by both executables (no poppler here).
         .target(

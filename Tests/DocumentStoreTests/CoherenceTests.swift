@@ -81,7 +81,11 @@ struct CoherenceTests {
                 #expect(conflict.extra["conflict"] == "modification")
                 let report = try jsonObject(try await client.execute(uri: "/documents/\(id)/conflict", method: .get))
                 #expect(report["state"] as? String == "conflict")
-                #expect((report["conflict"] as? [String: Any])?["type"] as? String == "modification")
+                let reported = report["conflict"] as? [String: Any]
+                #expect(reported?["type"] as? String == "modification")
+                // Both sides: the document keeps its version; the report has the file as it is on disk now.
+                #expect(reported?["fileSize"] as? Int == theirs.count)
+                #expect(reported?["fileEtag"] as? String == EntityTag(content: theirs).headerValue)
                 let tag = try #require(try await client.execute(uri: "/documents/\(id)", method: .get).headers[.eTag])
                 #expect(
                     try await client.execute(uri: "/documents/\(id)/save", method: .post, headers: [.ifMatch: tag])
@@ -124,6 +128,10 @@ struct CoherenceTests {
             let info = try jsonObject(try await client.execute(uri: "/documents/\(id)", method: .get))
             #expect(info["state"] as? String == "deleted")
             #expect(info["conflict"] as? String == "deletion")
+            let report = try jsonObject(try await client.execute(uri: "/documents/\(id)/conflict", method: .get))
+            let reported = try #require(report["conflict"] as? [String: Any])
+            #expect(reported["type"] as? String == "deletion")
+            #expect(reported["fileSize"] == nil && reported["fileEtag"] == nil)
             let reload = try await client.send(
                 "/documents/\(id)/conflict/resolve", .post, json: #"{"resolution": "reload"}"#)
             #expect(reload.status == .conflict)

@@ -4,8 +4,9 @@ import Testing
 
 @Suite("openapi.yaml")
 struct OpenAPIDocumentTests {
-    /// Every route of DESIGN.md §5, as method and path template.
+    /// Every route of DESIGN.md §5, and the web page's two (issue 18), as method and path template.
     static let designRoutes: [(method: String, path: String)] = [
+        ("get", "/"), ("get", "/assets/{name}"),
         ("get", "/health"), ("get", "/metrics"), ("get", "/openapi.yaml"),
         ("get", "/documents"), ("post", "/documents"),
         ("get", "/documents/{id}"), ("delete", "/documents/{id}"),

@@ -132,7 +132,7 @@ extension DocumentLibrary {
     public func conflictReport(_ id: DocumentID, password: String?) async throws
         -> DocumentRepresentations.ConflictReport
     {
-        try await lane(id).run {
+        var report = try await lane(id).run {
             let record = try await record(id)
             // A document whose files are gone cannot tell whether it was encrypted: only an open one checks.
             let isOpen = state.withLock { $0.open[id] != nil }
@@ -148,6 +148,15 @@ extension DocumentLibrary {
             return DocumentRepresentations.ConflictReport(
                 document: id.rawValue, state: record.state.name, conflict: conflict)
         }
+        // The other side: the file as it is on disk now, read beneath its root as every document file is.
+        if let path = report.conflict?.file, !path.isEmpty {
+            let provider = FileDataProvider(fileURL: URL(fileURLWithPath: path), confinement: confinement(for: path))
+            if let bytes = try? await blocking({ try provider.data() }) {
+                report.conflict?.fileSize = bytes.count
+                report.conflict?.fileEtag = EntityTag(content: bytes).headerValue
+            }
+        }
+        return report
     }
 
     /// Runs a request about page `number` (from 1) in a worker process: on the bytes of the file that holds the

@@ -177,6 +177,19 @@ public enum DocumentRepresentations {
             public var type: String
             /// The file in conflict.
             public var file: String
+            /// The size of the file as it is on disk now, when it exists and can be read (the other side of a
+            /// modification conflict: the document holds the version its edits were made on).
+            public var fileSize: Int?
+            /// The entity tag of the file as it is on disk now, when it exists and can be read.
+            public var fileEtag: String?
+
+            /// Makes a conflict; the facts of the file on disk are added when it can be read.
+            public init(type: String, file: String, fileSize: Int? = nil, fileEtag: String? = nil) {
+                self.type = type
+                self.file = file
+                self.fileSize = fileSize
+                self.fileEtag = fileEtag
+            }
         }
 
         /// The document's id.

@@ -66,11 +66,12 @@ public func documentControllers(library: DocumentLibrary, configuration: StoreCo
 }
 
 /// Builds the router: the service's middleware, then the built-in routes (`/health`, `/metrics`,
-/// `/openapi.yaml`) and `controllers`.
+/// `/openapi.yaml`, the web page at `/` and `/assets/…`) and `controllers`.
 ///
 /// Middleware, outermost first: `RequestTelemetryMiddleware` (log line, metrics, `X-Request-ID`),
 /// `ProblemResponseMiddleware` (every error as problem details), and, when a token is configured,
-/// `BearerTokenMiddleware` (mutating methods need it). HEAD is answered wherever GET is.
+/// `BearerTokenMiddleware` (mutating methods need it; so the web page and the reads it makes load without it).
+/// HEAD is answered wherever GET is.
 /// - Parameters:
 ///   - configuration: The checked configuration; its token decides whether mutating requests need one.
 ///   - catalog: The store's catalog, which `/health` checks.
@@ -93,6 +94,7 @@ public func buildRouter(
     }
     let builtIn: [any RouteController] = [
         HealthController(catalog: catalog), MetricsController(metrics: metrics), OpenAPIController(),
+        WebController(),
     ]
     for controller in builtIn + controllers {
         router.addRoutes(controller.routes, atPath: controller.mountPath)

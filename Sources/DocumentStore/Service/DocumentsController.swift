@@ -71,8 +71,18 @@ public struct DocumentsController: RouteController {
                 throw ProblemDetails.invalidParameter(
                     "dpi", "dpi must be a whole number, not \"\(dpiText.prefix(40))\"")
             }
-            let (png, tag) = try await library.pageImage(
-                id, page: try Self.pageNumber(context), dpi: dpi, password: Self.password(request))
+            let page = try Self.pageNumber(context)
+            // A clean document's page image is a function of its content (the tag), the page and the resolution:
+            // a client that holds the tag gets 304 without a render. A dirty one's has its unsaved edits drawn in,
+            // which the tag does not cover: it is always rendered and sent.
+            let preconditions = try RequestPreconditions(headers: request.headers)
+            if request.headers[.ifNoneMatch] != nil, (1...library.configuration.maxDPI).contains(dpi),
+                let record = try? await library.record(id), record.state == .clean, page <= record.pageCount,
+                case .notModified = preconditions.evaluate(current: record.etag, method: request.method)
+            {
+                return Response(status: .notModified, headers: [.eTag: record.etag.headerValue])
+            }
+            let (png, tag) = try await library.pageImage(id, page: page, dpi: dpi, password: Self.password(request))
             return Response(
                 status: .ok, headers: [.contentType: "image/png", .eTag: tag.headerValue],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: png)))

@@ -4,7 +4,8 @@ import Hummingbird
 /// ``routes`` under its ``mountPath``, after the service's middleware (request log and metrics, problem details,
 /// bearer token), so that every route gets them.
 ///
-/// The built-in controllers are ``HealthController``, ``MetricsController`` and ``OpenAPIController``; the
+/// The built-in controllers are ``HealthController``, ``MetricsController``, ``OpenAPIController`` and
+/// ``WebController``; the
 /// document routes (`/documents…`, `/events`) arrive as controllers of the same kind, passed to
 /// ``buildRouter(configuration:catalog:metrics:controllers:requestLogLevel:)``.
 public protocol RouteController: Sendable {
