@@ -35,9 +35,8 @@ extension DocumentLibrary {
             let providers = open.providers
             let found = try await blocking { () throws -> (CoordinatedFileDataProvider, Data)? in
                 for provider in providers {
-                    guard let version = try self.versionStore.versions(ofItemAt: provider.fileURL)
-                        .first(where: { $0.id == versionID })
-                    else { continue }
+                    let versions = try self.versionStore.versions(ofItemAt: provider.fileURL)
+                    guard let version = versions.first(where: { $0.id == versionID }) else { continue }
                     // The version's bytes, opened beneath the versions store through no symbolic link.
                     let bytes = try FileDataProvider(fileURL: version.url, confinement: self.versionConfinement).data()
                     return (provider, bytes)

@@ -60,8 +60,8 @@ extension WireReader {
         let store = FileVersionStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
         let item = URL(fileURLWithPath: itemPath)
         return FileVersion(
-            id: id, itemURL: item, url: store.dataURL(id: id, in: store.itemFolder(forPath: itemPath)), isCurrent: false,
-            modificationDate: Date(timeIntervalSince1970: seconds), localizedName: localizedName,
+            id: id, itemURL: item, url: store.dataURL(id: id, in: store.itemFolder(forPath: itemPath)),
+            isCurrent: false, modificationDate: Date(timeIntervalSince1970: seconds), localizedName: localizedName,
             savingComputerName: savingComputer, isConflict: flags & 1 != 0, isResolved: flags & 2 != 0,
             isDiscardable: flags & 4 != 0, store: store)
     }

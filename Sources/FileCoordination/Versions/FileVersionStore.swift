@@ -230,7 +230,9 @@ public struct FileVersionStore: Sendable, Hashable {
         case .lost(let changed): (kind, version) = (.lost, changed)
         case .resolved(let changed): (kind, version) = (.resolved, changed)
         }
-        guard let path = ItemLocator.pathIfFileURL(version.itemURL), let encoded = version.noticeEncoding else { return }
+        guard let path = ItemLocator.pathIfFileURL(version.itemURL), let encoded = version.noticeEncoding else {
+            return
+        }
         CoordinationClient.shared.endpoint.submit(.itemVersionsChanged(path, VersionNotice(kind, version: encoded)))
     }
 }
