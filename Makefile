@@ -51,7 +51,8 @@ release: deps
 run: build
 	$(SWIFT) run --skip-build quire serve
 
-# The tests get a private coordination directory: they never meet a `quire coordinator` the user may be running.
+# The tests get a private coordination directory and versions store: they never meet a `quire coordinator` the user
+# may be running, and never write versions into the user's own store (~/.local/share/quire/versions).
 # They run one at a time (--no-parallel, about 70 s): in parallel, the suites that block threads while other
 # processes work (cross-process coordination, the CLI, the service) held both threads of Swift's cooperative pool
 # on 2 cores for up to 30 s, and async suites timed out waiting for it (measured: 3 of 6 full runs).
@@ -59,7 +60,8 @@ run: build
 test: deps browser-deps
 	$(SWIFT) build --build-tests
 	@scratch=$$(mktemp -d) && chmod 700 $$scratch && \
-	QUIRE_COORDINATION_DIR=$$scratch/coordination $(SWIFT) test --skip-build --no-parallel; \
+	QUIRE_COORDINATION_DIR=$$scratch/coordination QUIRE_VERSIONS_DIR=$$scratch/versions \
+	  $(SWIFT) test --skip-build --no-parallel; \
 	status=$$?; rm -rf $$scratch; \
 	Tests/browser/run.sh || status=1; exit $$status
 

@@ -91,7 +91,8 @@ extension Arbiter {
         case .reacquire:
             break
         case .relinquishToReader, .relinquishToWriter, .savePresentedItemChanges, .accommodateDeletion,
-            .accommodateSubitemDeletion, .didChange, .didMove, .subitemDidChange, .subitemDidAppear, .subitemDidMove:
+            .accommodateSubitemDeletion, .didChange, .didMove, .subitemDidChange, .subitemDidAppear, .subitemDidMove,
+            .versionsChanged, .subitemVersionsChanged:
             guard record.path != nil else { return nil }
         }
         let id = MessageID(nextMessage)

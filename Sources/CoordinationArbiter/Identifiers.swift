@@ -28,6 +28,9 @@ public struct RequestID: Hashable, Sendable, Comparable, CustomStringConvertible
     /// Wraps the host's number for a request.
     public init(_ rawValue: UInt64) { self.rawValue = rawValue }
 
+    /// The id a delivery names when no request sent it (a version notice); hosts number requests from 1.
+    public static let noRequest = RequestID(0)
+
     /// Orders requests by their raw value.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 

@@ -32,6 +32,12 @@ public enum PresenterMessage: Hashable, Sendable, CustomStringConvertible {
     /// before, when the access was cancelled while the relinquish was still being handled). A presenter
     /// that passed no reacquirer ignores it.
     case reacquire(relinquishMessage: MessageID)
+    /// `presentedItemDidGain(_:)`, `presentedItemDidLose(_:)` or `presentedItemDidResolveConflict(_:)`: a version of
+    /// the presented item changed (see ``Arbiter/itemVersionsChanged(at:_:from:)``).
+    case versionsChanged(VersionNotice)
+    /// `presentedSubitem(at:didGain:)`, `…didLose:` or `…didResolve:`: a version of the item at the path, inside the
+    /// presented directory, changed.
+    case subitemVersionsChanged(ItemPath, VersionNotice)
 
     /// True for the messages the arbiter waits on.
     public var expectsReply: Bool {
@@ -39,7 +45,8 @@ public enum PresenterMessage: Hashable, Sendable, CustomStringConvertible {
         case .relinquishToReader, .relinquishToWriter, .savePresentedItemChanges, .accommodateDeletion,
             .accommodateSubitemDeletion:
             return true
-        case .didChange, .didMove, .subitemDidChange, .subitemDidAppear, .subitemDidMove, .reacquire:
+        case .didChange, .didMove, .subitemDidChange, .subitemDidAppear, .subitemDidMove, .reacquire,
+            .versionsChanged, .subitemVersionsChanged:
             return false
         }
     }
@@ -50,7 +57,7 @@ public enum PresenterMessage: Hashable, Sendable, CustomStringConvertible {
         case .relinquishToReader, .relinquishToWriter:
             return true
         case .savePresentedItemChanges, .accommodateDeletion, .accommodateSubitemDeletion, .didChange, .didMove,
-            .subitemDidChange, .subitemDidAppear, .subitemDidMove, .reacquire:
+            .subitemDidChange, .subitemDidAppear, .subitemDidMove, .reacquire, .versionsChanged, .subitemVersionsChanged:
             return false
         }
     }
@@ -69,6 +76,8 @@ public enum PresenterMessage: Hashable, Sendable, CustomStringConvertible {
         case .subitemDidAppear(let path): return "subitemDidAppear(\(path))"
         case .subitemDidMove(let from, let to): return "subitemDidMove(\(from) -> \(to))"
         case .reacquire(let message): return "reacquire(\(message))"
+        case .versionsChanged(let notice): return "versionsChanged(\(notice.change))"
+        case .subitemVersionsChanged(let path, let notice): return "subitemVersionsChanged(\(path), \(notice.change))"
         }
     }
 }
@@ -83,7 +92,8 @@ public struct PresenterDelivery: Hashable, Sendable, CustomStringConvertible {
     public let id: MessageID
     /// What to tell or ask.
     public let message: PresenterMessage
-    /// The request on whose behalf it is sent (the requester, or the mover for move notifications).
+    /// The request on whose behalf it is sent (the requester, or the mover for move notifications);
+    /// ``RequestID/noRequest`` for a version notice, which no request sends.
     public let request: RequestID
 
     /// Makes a delivery (tests build expected actions with it).

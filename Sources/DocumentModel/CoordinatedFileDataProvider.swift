@@ -240,6 +240,24 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     /// Files have no subitems: ignored.
     open func presentedSubitemDidChange(at url: URL) {}
 
+    /// A version of the file was added (a conflict's losing side, say): ignored here; override to show it.
+    open func presentedItemDidGain(_ version: FileVersion) {}
+
+    /// A version of the file was removed: ignored here.
+    open func presentedItemDidLose(_ version: FileVersion) {}
+
+    /// A conflict version of the file was resolved: ignored here.
+    open func presentedItemDidResolveConflict(_ version: FileVersion) {}
+
+    /// Files have no subitems: ignored.
+    open func presentedSubitem(at url: URL, didGain version: FileVersion) {}
+
+    /// Files have no subitems: ignored.
+    open func presentedSubitem(at url: URL, didLose version: FileVersion) {}
+
+    /// Files have no subitems: ignored.
+    open func presentedSubitem(at url: URL, didResolve version: FileVersion) {}
+
     // MARK: private
 
     /// Compares the file with the fingerprint last seen and tells the delegate of a difference. A verification

@@ -71,9 +71,15 @@ extension Document {
     /// - `.close` closes the whole document: its providers stop reporting to it, their presenters are
     ///   unobserved, ``underlyingFileChanges`` streams finish, and every further call throws
     ///   ``DocumentError/closed``.
+    ///
+    /// In a conflict, the side a resolution drops is kept as a conflict version of the file in ``versionStore``
+    /// (``FileVersion``, `NSFileVersion` on Linux), so that it can be restored: `.reload` keeps the unsaved edits (the
+    /// PDF as the engine saves it), `.save` keeps the bytes on disk it overwrites (a `.modification` conflict only:
+    /// after a deletion there are none).
     /// - Throws: ``DocumentError/unknownDataProvider(_:)``, ``DocumentError/closed``; for `.reload` the error
     ///   of reading the file (``DocumentError/fileNotFound(source:)`` for a deleted one: the state is kept);
-    ///   for `.save` ``DocumentError/saveFailed(source:underlying:)``.
+    ///   for `.save` ``DocumentError/saveFailed(source:underlying:)``; ``DocumentError/versionNotKept(source:underlying:)``
+    ///   when the dropped side cannot be kept (nothing is resolved then).
     public func resolveFileConflict(
         for dataProvider: any CoordinatedFileDataProviding, with resolution: FileConflictResolution
     ) throws {
@@ -84,11 +90,14 @@ extension Document {
         switch resolution {
         case .reload:
             let previous = state.withLock { $0.parts[index] }
+            let kept = try keepUnsavedEdits(of: previous, file: dataProvider.fileURL)
             if let error = load(partAt: index) {
                 state.withLock { $0.parts[index] = previous }
+                try? kept?.remove()
                 throw error
             }
         case .save:
+            try keepBytesOnDisk(of: dataProvider, conflict: state.withLock { $0.parts[index].conflict })
             if state.withLock({ $0.parts[index].pdf }) != nil {
                 try write(partAt: index)
             } else {
@@ -101,6 +110,34 @@ extension Document {
             state.withLock { $0.parts[index].conflict = nil }
         case .close:
             close()
+        }
+    }
+
+    /// Keeps a part's unsaved edits (in a conflict) as a conflict version of `file`; nil when there is nothing to
+    /// keep or no store.
+    private func keepUnsavedEdits(of part: Part, file: URL) throws -> FileVersion? {
+        guard part.conflict != nil, part.isDirty, let pdf = part.pdf, let store = versionStore else { return nil }
+        do {
+            return try store.add(ofItemAt: file, data: try pdf.dataRepresentation(), conflict: true)
+        } catch {
+            throw DocumentError.versionNotKept(source: Self.sourceName(part.provider), underlying: error)
+        }
+    }
+
+    /// Keeps the bytes on disk of a provider in a `.modification` conflict as a conflict version, read through
+    /// the provider (coordinated, and confined if it is); a file gone meanwhile has none to keep.
+    private func keepBytesOnDisk(of provider: any CoordinatedFileDataProviding, conflict: FileConflictType?) throws {
+        guard conflict == .modification, let store = versionStore else { return }
+        do {
+            let bytes: Data
+            do {
+                bytes = try provider.data()
+            } catch let error as DataProviderError where error.isFileMissing {
+                return
+            }
+            _ = try store.add(ofItemAt: provider.fileURL, data: bytes, conflict: true)
+        } catch {
+            throw DocumentError.versionNotKept(source: Self.sourceName(provider), underlying: error)
         }
     }
 

@@ -36,6 +36,7 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
         var password: String?
         var listeners: [Int: AsyncStream<UnderlyingFileChange>.Continuation] = [:]
         var nextListener = 0
+        var versionStore: FileVersionStore?
     }
 
     let state: Mutex<State>
@@ -58,7 +59,7 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
     /// `init(dataProviders:)`, which uses poppler in this process.
     public init(dataProviders: [any DataProviding], engine: any PDFEngine) {
         self.engine = engine
-        state = Mutex(State(parts: dataProviders.map { Part(provider: $0) }))
+        state = Mutex(State(parts: dataProviders.map { Part(provider: $0) }, versionStore: FileVersionStore.current))
         for index in dataProviders.indices { load(partAt: index) }
         for case let provider as any CoordinatedFileDataProviding in dataProviders {
             let coordinated = provider
@@ -96,6 +97,16 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
         } else {
             completionHandler(nil)
         }
+    }
+
+    // MARK: versions
+
+    /// Where a conflict's losing side is kept as a conflict version of the file (see
+    /// ``resolveFileConflict(for:with:)``): ``FileVersionStore/current`` when the document was made; nil keeps
+    /// nothing.
+    public var versionStore: FileVersionStore? {
+        get { state.withLock { $0.versionStore } }
+        set { state.withLock { $0.versionStore = newValue } }
     }
 
     // MARK: providers

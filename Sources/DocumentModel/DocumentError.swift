@@ -17,6 +17,10 @@ public enum DocumentError: Error, Sendable, CustomStringConvertible {
     case unresolvedConflict(FileConflictType, source: String)
     /// Writing the document's bytes failed; the file on disk is unchanged.
     case saveFailed(source: String, underlying: any Error)
+    /// The losing side of a conflict could not be kept as a conflict version, so the resolution was not made
+    /// (nothing was reloaded or written); `underlying` says why (the PDF could not be serialized, the file could
+    /// not be read, the versions store could not be written).
+    case versionNotKept(source: String, underlying: any Error)
     /// The provider is not one of this document's.
     case unknownDataProvider(String)
     /// The document was closed (a `.close` resolution).
@@ -42,6 +46,9 @@ public enum DocumentError: Error, Sendable, CustomStringConvertible {
             return "\(source): the file \(what); resolve the conflict (reload, save or close) first"
         case .saveFailed(let source, let underlying):
             return "\(source): saving failed, the file is unchanged: \(underlying)"
+        case .versionNotKept(let source, let underlying):
+            return "\(source): the conflict was not resolved, because the side it drops could not be kept as a "
+                + "version: \(underlying) (check the versions store, or set the document's versionStore to nil)"
         case .unknownDataProvider(let uid):
             return "data provider \(uid) is not part of this document"
         case .closed:

@@ -12,6 +12,8 @@ enum ClientEvent: Sendable {
     case itemMoved(RequestID, from: ItemPath, to: ItemPath)
     case cancelRequested(RequestID)
     case presenterReplied(MessageID, failure: PresenterFailure?)
+    /// A version of the item at the path was added, removed or resolved by this process.
+    case itemVersionsChanged(ItemPath, VersionNotice)
 }
 
 /// What the arbiter tells a process: the actions addressed to it.

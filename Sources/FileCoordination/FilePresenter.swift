@@ -51,6 +51,19 @@ public protocol FilePresenter: AnyObject {
     /// The contents or attributes of an item inside the presented directory were written, it was replaced, or
     /// it was deleted (after ``accommodatePresentedSubitemDeletion(at:completionHandler:)`` for `.forDeleting`).
     func presentedSubitemDidChange(at url: URL)
+    /// A version of the presented item was added to the versions store (``FileVersion``), by this process or
+    /// another. Version messages go to every presenter of the item, also to the one whose process made the change.
+    func presentedItemDidGain(_ version: FileVersion)
+    /// A version of the presented item was removed from the versions store (its contents are gone).
+    func presentedItemDidLose(_ version: FileVersion)
+    /// A conflict version of the presented item was marked resolved.
+    func presentedItemDidResolveConflict(_ version: FileVersion)
+    /// The item at `url`, inside the presented directory (at any depth), gained a version.
+    func presentedSubitem(at url: URL, didGain version: FileVersion)
+    /// The item at `url`, inside the presented directory, lost a version.
+    func presentedSubitem(at url: URL, didLose version: FileVersion)
+    /// A conflict version of the item at `url`, inside the presented directory, was marked resolved.
+    func presentedSubitem(at url: URL, didResolve version: FileVersion)
 
     // Apple's members that have no counterpart on Linux. They are requirements (a class that implements them
     // implements the protocol's, and code that declares them compiles), and Quire never calls them:
@@ -111,6 +124,24 @@ extension FilePresenter {
 
     /// Default: ``presentedItemDidChange()`` if the presented item is a file package, else ignored.
     public func presentedSubitemDidChange(at url: URL) { reportChangeIfPackage() }
+
+    /// Default: ignored.
+    public func presentedItemDidGain(_ version: FileVersion) {}
+
+    /// Default: ignored.
+    public func presentedItemDidLose(_ version: FileVersion) {}
+
+    /// Default: ignored.
+    public func presentedItemDidResolveConflict(_ version: FileVersion) {}
+
+    /// Default: ignored.
+    public func presentedSubitem(at url: URL, didGain version: FileVersion) {}
+
+    /// Default: ignored.
+    public func presentedSubitem(at url: URL, didLose version: FileVersion) {}
+
+    /// Default: ignored.
+    public func presentedSubitem(at url: URL, didResolve version: FileVersion) {}
 
     /// Default: no primary item.
     public var primaryPresentedItemURL: URL? { nil }

@@ -52,6 +52,8 @@ final class InProcessArbiterHost: ArbiterEndpoint, @unchecked Sendable {
                 actions = state.arbiter.cancelRequested(request, from: client)
             case .presenterReplied(let message, let failure):
                 actions = state.arbiter.presenterReplied(message, from: client, failure: failure)
+            case .itemVersionsChanged(let path, let notice):
+                actions = state.arbiter.itemVersionsChanged(at: path, notice)
             }
             return state.enqueue(actions)
         }

@@ -87,6 +87,26 @@ struct PresenterMessenger: Sendable {
             let old = ItemLocator.url(of: from)
             let new = ItemLocator.url(of: to)
             mailboxes.post(presenter, on: queue) { box.presenter.presentedSubitem(at: old, didMoveTo: new) }
+        case .versionsChanged(let notice):
+            // A notice whose version does not decode came from a broken peer: it is dropped.
+            guard let version = FileVersion(noticeEncoding: notice.version) else { return }
+            mailboxes.post(presenter, on: queue) {
+                switch notice.change {
+                case .gained: box.presenter.presentedItemDidGain(version)
+                case .lost: box.presenter.presentedItemDidLose(version)
+                case .resolved: box.presenter.presentedItemDidResolveConflict(version)
+                }
+            }
+        case .subitemVersionsChanged(let path, let notice):
+            guard let version = FileVersion(noticeEncoding: notice.version) else { return }
+            let url = ItemLocator.url(of: path)
+            mailboxes.post(presenter, on: queue) {
+                switch notice.change {
+                case .gained: box.presenter.presentedSubitem(at: url, didGain: version)
+                case .lost: box.presenter.presentedSubitem(at: url, didLose: version)
+                case .resolved: box.presenter.presentedSubitem(at: url, didResolve: version)
+                }
+            }
         }
     }
 }

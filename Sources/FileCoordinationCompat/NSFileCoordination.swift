@@ -2,14 +2,66 @@
 import Foundation
 
 // Apple's names for Quire's file-coordination types, so that code written for Apple platforms compiles on
-// Linux unchanged. `NSFilePresenter` and `NSFileAccessIntent` are Quire's own types under Apple's names;
-// `NSFileCoordinator` is a class of its own that has Apple's members and nothing else, so that the wrappers real
+// Linux unchanged. `NSFileAccessIntent` is Quire's own type under Apple's name; `NSFilePresenter` refines
+// ``FilePresenter`` with the version messages in Apple's form (they take an `NSFileVersion`, which only this module
+// knows); `NSFileCoordinator` is a class of its own that has Apple's members and nothing else, so that the wrappers real
 // code declares in its own extensions (a throwing `coordinate(readingItemAt:options:byAccessor:)`, say) never
 // meet Quire's throwing forms of the same name ("ambiguous use of 'coordinate'"). It coordinates through a
 // ``FileCoordinator``: both are messaged by the same machinery, and the two coordinate with each other.
 
-/// Apple's `NSFilePresenter`: the same protocol as ``FilePresenter``.
-public typealias NSFilePresenter = FilePresenter
+/// Apple's `NSFilePresenter`: ``FilePresenter`` (every member, under Apple's name) with the version messages in
+/// Apple's form, taking an ``NSFileVersion``. Each has a default that does nothing, as Apple's optional methods;
+/// Quire's ``FileVersion`` forms are implemented here to call them, so a class implements only Apple's.
+public protocol NSFilePresenter: FilePresenter {
+    /// A version of the presented item was added (by this process or another).
+    func presentedItemDidGain(_ version: NSFileVersion)
+    /// A version of the presented item was removed.
+    func presentedItemDidLose(_ version: NSFileVersion)
+    /// A conflict version of the presented item was resolved.
+    func presentedItemDidResolveConflict(_ version: NSFileVersion)
+    /// The item at `url`, inside the presented directory, gained a version.
+    func presentedSubitem(at url: URL, didGain version: NSFileVersion)
+    /// The item at `url`, inside the presented directory, lost a version.
+    func presentedSubitem(at url: URL, didLose version: NSFileVersion)
+    /// A conflict version of the item at `url`, inside the presented directory, was resolved.
+    func presentedSubitem(at url: URL, didResolve version: NSFileVersion)
+}
+
+extension NSFilePresenter {
+    /// Default: ignored.
+    public func presentedItemDidGain(_ version: NSFileVersion) {}
+    /// Default: ignored.
+    public func presentedItemDidLose(_ version: NSFileVersion) {}
+    /// Default: ignored.
+    public func presentedItemDidResolveConflict(_ version: NSFileVersion) {}
+    /// Default: ignored.
+    public func presentedSubitem(at url: URL, didGain version: NSFileVersion) {}
+    /// Default: ignored.
+    public func presentedSubitem(at url: URL, didLose version: NSFileVersion) {}
+    /// Default: ignored.
+    public func presentedSubitem(at url: URL, didResolve version: NSFileVersion) {}
+
+    /// Quire's message, handed to Apple's form.
+    public func presentedItemDidGain(_ version: FileVersion) { presentedItemDidGain(NSFileVersion(version)) }
+    /// Quire's message, handed to Apple's form.
+    public func presentedItemDidLose(_ version: FileVersion) { presentedItemDidLose(NSFileVersion(version)) }
+    /// Quire's message, handed to Apple's form.
+    public func presentedItemDidResolveConflict(_ version: FileVersion) {
+        presentedItemDidResolveConflict(NSFileVersion(version))
+    }
+    /// Quire's message, handed to Apple's form.
+    public func presentedSubitem(at url: URL, didGain version: FileVersion) {
+        presentedSubitem(at: url, didGain: NSFileVersion(version))
+    }
+    /// Quire's message, handed to Apple's form.
+    public func presentedSubitem(at url: URL, didLose version: FileVersion) {
+        presentedSubitem(at: url, didLose: NSFileVersion(version))
+    }
+    /// Quire's message, handed to Apple's form.
+    public func presentedSubitem(at url: URL, didResolve version: FileVersion) {
+        presentedSubitem(at: url, didResolve: NSFileVersion(version))
+    }
+}
 /// Apple's `NSFileAccessIntent`: the same class as ``FileAccessIntent``.
 public typealias NSFileAccessIntent = FileAccessIntent
 
@@ -47,8 +99,11 @@ public final class NSFileCoordinator: NSObject, @unchecked Sendable {
         FileCoordinator.removeFilePresenter(filePresenter)
     }
 
-    /// The presenters registered in this process.
-    public class var filePresenters: [any NSFilePresenter] { FileCoordinator.filePresenters }
+    /// The `NSFilePresenter`s registered in this process (presenters that conform only to Quire's
+    /// ``FilePresenter`` are in ``FileCoordinator/filePresenters``).
+    public class var filePresenters: [any NSFilePresenter] {
+        FileCoordinator.filePresenters.compactMap { $0 as? any NSFilePresenter }
+    }
 
     /// The identifier that ties this coordinator's accesses together (Apple: set once, before any access).
     public var purposeIdentifier: String {

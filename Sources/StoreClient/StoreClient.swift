@@ -94,6 +94,22 @@ public final class StoreClient: Sendable {
         return answer.status == 204 ? nil : try decode(DocumentInfo.self, from: answer)
     }
 
+    /// `GET /documents/{id}/versions`: the versions kept of the document's files, oldest first.
+    /// - Throws: ``StoreClientError`` (`.problem` with status 404 for an unknown id).
+    public func versions(of id: String) async throws -> [DocumentVersion] {
+        struct List: Decodable { var versions: [DocumentVersion] }
+        return try await decode(List.self, from: send(.GET, Self.documentPath(id) + "/versions")).versions
+    }
+
+    /// `POST /documents/{id}/versions/{version}/restore`: makes the version's bytes the content of its file again,
+    /// provided the document's entity tag is still `etag` (sent as `If-Match`); returns the document's info.
+    /// - Throws: ``StoreClientError`` (`.problem` with 404 for an unknown version, 412 when the document changed
+    ///   since `etag`, 409 in conflict).
+    public func restoreVersion(_ version: String, of id: String, ifMatch etag: String) async throws -> DocumentInfo {
+        let path = Self.documentPath(id) + "/versions/" + Self.pathSegment(version) + "/restore"
+        return try await decode(DocumentInfo.self, from: send(.POST, path, headers: [("If-Match", etag)]))
+    }
+
     /// `POST /documents` with a PDF: stores it in the service's store directory; returns the new document's info.
     /// - Throws: ``StoreClientError`` (`.problem` with 413 when too large, 422 when not a usable PDF).
     public func upload(pdf: Data) async throws -> DocumentInfo {
@@ -160,11 +176,13 @@ public final class StoreClient: Sendable {
     }
 
     /// The request for `path` with the client's headers.
-    func request(_ method: HTTPMethod, _ path: String, contentType: String? = nil, body: Data? = nil)
-        -> HTTPClientRequest
-    {
+    func request(
+        _ method: HTTPMethod, _ path: String, contentType: String? = nil, body: Data? = nil,
+        headers: [(String, String)] = []
+    ) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: server + path)
         request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
@@ -175,9 +193,9 @@ public final class StoreClient: Sendable {
     /// `.unexpectedResponse`.
     func send(
         _ method: HTTPMethod, _ path: String, contentType: String? = nil, body: Data? = nil,
-        expecting statuses: Set<Int> = [200]
+        headers: [(String, String)] = [], expecting statuses: Set<Int> = [200]
     ) async throws -> Answer {
-        let response = try await execute(request(method, path, contentType: contentType, body: body))
+        let response = try await execute(request(method, path, contentType: contentType, body: body, headers: headers))
         let bytes: ByteBuffer
         do {
             bytes = try await response.body.collect(upTo: Self.maximumBodyBytes)
@@ -234,9 +252,14 @@ public final class StoreClient: Sendable {
 
     /// `/documents/{id}` with the id percent-encoded, so that no id can name another path.
     static func documentPath(_ id: String) -> String {
+        "/documents/" + pathSegment(id)
+    }
+
+    /// `text` percent-encoded as one path segment (unreserved characters only).
+    static func pathSegment(_ text: String) -> String {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-_.~")
-        return "/documents/" + (id.addingPercentEncoding(withAllowedCharacters: allowed) ?? id)
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
     /// Decodes the API's JSON: dates are RFC 3339, with or without fractional seconds.

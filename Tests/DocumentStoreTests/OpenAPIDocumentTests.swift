@@ -4,7 +4,7 @@ import Testing
 
 @Suite("openapi.yaml")
 struct OpenAPIDocumentTests {
-    /// Every route of DESIGN.md §5, and the web page's two (issue 18), as method and path template.
+    /// Every route of DESIGN.md §5 (§5.3: the versions), and the web page's two (issue 18), as method and path template.
     static let designRoutes: [(method: String, path: String)] = [
         ("get", "/"), ("get", "/assets/{name}"),
         ("get", "/health"), ("get", "/metrics"), ("get", "/openapi.yaml"),
@@ -15,6 +15,7 @@ struct OpenAPIDocumentTests {
         ("patch", "/documents/{id}/metadata"), ("post", "/documents/{id}/annotations"),
         ("post", "/documents/{id}/save"),
         ("get", "/documents/{id}/conflict"), ("post", "/documents/{id}/conflict/resolve"),
+        ("get", "/documents/{id}/versions"), ("post", "/documents/{id}/versions/{version}/restore"),
         ("get", "/events"),
     ]
 

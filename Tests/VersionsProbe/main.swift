@@ -6,11 +6,15 @@ import Foundation
 //   VersionsProbe conflict ITEM CONTENTS   adds a conflict version, prints its id
 //   VersionsProbe list ITEM                prints "<id> conflict=<bool> resolved=<bool>" per stored version
 //   VersionsProbe resolve ITEM ID          resolves that conflict version
+//   VersionsProbe remove ITEM ID           removes that version
+//   VersionsProbe removeAll ITEM           removes every version of the item
+// Presenters of the item in other processes hear of each change through the shared arbiter (QUIRE_COORDINATION_DIR).
 // Exits 1 with a line on standard error when the call fails, 2 on bad arguments.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: VersionsProbe add|conflict|list|resolve ITEM [CONTENTS|ID]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: VersionsProbe add|conflict|list|resolve|remove|removeAll ITEM [CONTENTS|ID]\n".utf8))
     exit(2)
 }
 let item = URL(fileURLWithPath: arguments[1])
@@ -30,6 +34,14 @@ do {
             exit(1)
         }
         _ = try version.setResolved(true)
+    case ("remove", 3):
+        guard let version = try FileVersion.otherVersions(ofItemAt: item).first(where: { $0.id == arguments[2] }) else {
+            FileHandle.standardError.write(Data("no version \(arguments[2])\n".utf8))
+            exit(1)
+        }
+        try version.remove()
+    case ("removeAll", 2):
+        try FileVersion.removeOtherVersions(ofItemAt: item)
     default:
         FileHandle.standardError.write(Data("bad arguments: \(arguments)\n".utf8))
         exit(2)

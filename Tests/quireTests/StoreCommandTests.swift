@@ -2,12 +2,12 @@ import Foundation
 import StoreClient
 import Testing
 
-/// `quire status`, `resolve` and `events` against a real `quire serve` child process.
-@Suite("quire status, resolve, events")
+/// `quire status`, `resolve`, `versions` and `events` against a real `quire serve` child process.
+@Suite("quire status, resolve, versions, events")
 struct StoreCommandTests {
     @Test(
         "with no service listening: one line naming the URL and `quire serve`, exit code 69",
-        arguments: [["status"], ["resolve", "abc", "--reload"], ["events"]])
+        arguments: [["status"], ["resolve", "abc", "--reload"], ["versions", "abc"], ["events"]])
     func noService(_ arguments: [String]) throws {
         let url = "http://127.0.0.1:\(try Self.closedLoopbackPort())"
         let result = try QuireProcess.run(arguments + ["--server", url], timeout: 30)
@@ -107,6 +107,46 @@ struct StoreCommandTests {
         let unknown = try sandbox.quire(["resolve", "nosuchdocument", "--save", "--server", service.url])
         #expect(unknown.status == 66)
         #expect(unknown.errorLines.count == 1)
+        try await client.shutdown()
+        #expect(service.stop() == 0)
+    }
+
+    @Test("versions lists the edits a reload kept (--json: one document); --restore brings them back; 66 unknown")
+    func versionsAndRestore() async throws {
+        let sandbox = try CoordinationSandbox()
+        let service = try RunningService(sandbox: sandbox)
+        let client = try service.client()
+        let file = try sandbox.copyFixture("one-page.pdf", as: "report.pdf")
+        let document = try await client.register(files: [file])
+        let none = try sandbox.quire(["versions", document.id, "--server", service.url])
+        #expect(none.status == 0 && none.output == "\(document.id): no versions\n", "\(none.standardError)")
+        _ = try await client.updateMetadata(of: document.id, DocumentMetadata(title: "Edited"))
+        #expect(try sandbox.quire(["write", file, "--from", QuireProcess.fixture("libjs-pdf-helloworld.pdf")]).status == 0)
+        _ = try await eventually("the conflict") {
+            try await client.document(document.id).state == .conflict ? true : nil
+        }
+        #expect(try sandbox.quire(["resolve", document.id, "--reload", "--server", service.url]).status == 0)
+
+        let json = try sandbox.quire(["versions", document.id, "--json", "--server", service.url])
+        #expect(json.status == 0, "\(json.standardError)")
+        let object = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
+        #expect(object["id"] as? String == document.id)
+        let versions = try #require(object["versions"] as? [[String: Any]])
+        #expect(versions.count == 1)
+        let version = try #require(versions.first?["id"] as? String)
+        #expect(versions.first?["isConflict"] as? Bool == true)
+        let text = try sandbox.quire(["versions", document.id, "--server", service.url])
+        #expect(text.output.hasPrefix(version + "  ") && text.output.contains("  conflict  "), "\(text.output)")
+
+        let restored = try sandbox.quire(["versions", document.id, "--restore", version, "--server", service.url])
+        #expect(restored.status == 0, "\(restored.standardError)")
+        #expect(restored.output.hasPrefix("\(document.id): restored version \(version); now clean, etag \""))
+        #expect(try await client.document(document.id).metadata.title == "Edited")
+        let unknown = try sandbox.quire([
+            "versions", document.id, "--restore", UUID().uuidString, "--server", service.url,
+        ])
+        #expect(unknown.status == 66 && unknown.errorLines.count == 1, "\(unknown.standardError)")
+        #expect(try sandbox.quire(["versions", "nosuchdocument", "--server", service.url]).status == 66)
         try await client.shutdown()
         #expect(service.stop() == 0)
     }

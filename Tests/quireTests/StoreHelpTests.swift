@@ -117,6 +117,36 @@ struct StoreHelpTests {
 
 
         """,
+        "versions": """
+        OVERVIEW: List, or restore, the versions a running service kept of a document's files.
+
+        A conflict resolution keeps the side it drops as a conflict version: reload keeps the unsaved
+        edits, save the bytes on disk it overwrote. Lists one line per version, oldest first: id, date,
+        size, conflict state and file. With --restore, makes that version's bytes the file's content again
+        (the document must not be in conflict) and prints the document's new state and entity tag. With
+        --json, one JSON document: {"id", "versions": [...]} when listing, {"id", "restored", "state",
+        "etag"} after --restore.
+
+        Exit codes: 0 success; 64 bad usage (an invalid id); 65 the service refused the restore (the
+        document is in conflict, or changed while restoring: run it again); 66 no such document or version;
+        69 no service at the URL (or it failed); 76 the answer is not the service's; 77 the token is
+        missing or wrong.
+
+        USAGE: quire versions <id> [--restore <version>] [--server <url>] [--token <token>] [--json]
+
+        ARGUMENTS:
+          <id>                    The document's id (quire status lists them).
+
+        OPTIONS:
+          --restore <version>     Restore this version (an id from the list).
+          --server <url>          The service's URL (default: $QUIRE_SERVER, else http://127.0.0.1:8080).
+          --token <token>         The bearer token the service asks of changes (default: $QUIRE_TOKEN).
+          --json                  Print JSON instead of text.
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """,
         "events": """
         OVERVIEW: Follow the change feed of a running service, one line per event.
 

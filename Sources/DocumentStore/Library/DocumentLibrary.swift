@@ -43,6 +43,10 @@ public final class DocumentLibrary: Sendable {
     /// beneath one of them (``confinement(for:)``), never through a symbolic link, never outside.
     let uploadConfinement: FileConfinement
     let rootConfinements: [FileConfinement]
+    /// Where the sides that conflict resolutions drop are kept, as conflict versions of the files:
+    /// `<store>/versions` (see ``versions(_:)``), and the confinement its contents are read through.
+    let versionStore: FileVersionStore
+    let versionConfinement: FileConfinement
     /// When the library was made: temporary files older than this are left from an earlier run.
     let createdAt = Date()
     /// Where request bodies are streamed before they enter the store: `<store>/incoming` (emptied at start).
@@ -95,6 +99,11 @@ public final class DocumentLibrary: Sendable {
             at: uploadDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         uploadConfinement = try FileConfinement(root: uploadDirectory)
         rootConfinements = try configuration.roots.map { try FileConfinement(root: $0) }
+        let versions = configuration.storeDirectory.appendingPathComponent("versions", isDirectory: true)
+        try FileManager.default.createDirectory(
+            at: versions, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        versionStore = FileVersionStore(directory: versions)
+        versionConfinement = try FileConfinement(root: versions)
         incomingDirectory = configuration.storeDirectory.appendingPathComponent("incoming", isDirectory: true)
         // What a crash left in `incoming` is no one's: the store's lock says no other service writes there.
         try? FileManager.default.removeItem(at: incomingDirectory)
@@ -226,6 +235,7 @@ public final class DocumentLibrary: Sendable {
         try await blocking {
             let providers = self.providers(for: record.files)
             let document = Document(dataProviders: providers, engine: self.engine(for: record.id))
+            document.versionStore = self.versionStore
             if let password, document.errors.contains(where: Self.needsPassword) {
                 document.unlock(withPassword: password)
             }

@@ -1,3 +1,4 @@
+import FileCoordination
 import Foundation
 
 /// The JSON bodies of the document routes, as `openapi.yaml` describes them.
@@ -208,6 +209,43 @@ public enum DocumentRepresentations {
             try container.encode(state, forKey: .state)
             try container.encode(conflict, forKey: .conflict)
         }
+    }
+
+    /// `DocumentVersion`: a version kept of one of a document's files.
+    public struct Version: Codable, Sendable, Equatable {
+        /// The version's identifier (`POST /documents/{id}/versions/{version}/restore` names it).
+        public var id: String
+        /// The document file it is a version of.
+        public var file: String
+        /// When its contents were kept (RFC 3339).
+        public var modificationDate: String
+        /// Whether it is a conflict version (the side a conflict resolution dropped).
+        public var isConflict: Bool
+        /// Whether the conflict is marked resolved (true for a version that is not a conflict version).
+        public var isResolved: Bool
+        /// Bytes of its contents.
+        public var size: Int
+        /// The name shown for it: the file's name.
+        public var localizedName: String
+
+        /// The representation of a stored version whose contents are `size` bytes.
+        public init(_ version: FileVersion, size: Int) {
+            id = version.id
+            file = version.itemURL.path
+            modificationDate = timestamp(version.modificationDate ?? Date(timeIntervalSince1970: 0))
+            isConflict = version.isConflict
+            isResolved = version.isResolved
+            self.size = size
+            localizedName = version.localizedName ?? version.itemURL.lastPathComponent
+        }
+    }
+
+    /// `VersionList`: the body of `GET /documents/{id}/versions`.
+    public struct VersionList: Codable, Sendable, Equatable {
+        /// The document's id.
+        public var document: String
+        /// Its versions, oldest first.
+        public var versions: [Version]
     }
 
     /// `RegisterRequest`.

@@ -10,6 +10,14 @@ extension ProblemDetails {
         .notFound("no document has the id \(id.rawValue)")
     }
 
+    /// 404: the document has no version with this id.
+    static func versionNotFound(_ id: DocumentID, _ version: String) -> ProblemDetails {
+        ProblemDetails(
+            status: .notFound, type: "/problems/version-not-found", title: "No such version",
+            detail: "document \(id.rawValue) has no version \"\(version.prefix(80))\" (GET /documents/\(id.rawValue)/versions "
+                + "lists them)")
+    }
+
     /// 400: the id in the path is not a valid document id.
     static func invalidID(_ text: String) -> ProblemDetails {
         ProblemDetails(

@@ -133,6 +133,21 @@ public struct DocumentsController: RouteController {
             }
             return try Self.respond(json: info, tag: tag, request: request)
         }
+        routes.get(":id/versions") { request, context in
+            let list = try await library.versions(try Self.documentID(context))
+            return try Self.respond(json: list, tag: nil, request: request)
+        }
+        routes.post(":id/versions/:version/restore") { request, context in
+            let id = try Self.documentID(context)
+            let version = context.parameters.get("version") ?? ""
+            guard !version.isEmpty, version.utf8.count <= 64 else {
+                throw ProblemDetails.versionNotFound(id, version)
+            }
+            let (info, tag) = try await library.restoreVersion(
+                id, version: version, preconditions: RequestPreconditions(headers: request.headers),
+                password: Self.password(request))
+            return try Self.respond(json: info, tag: tag, request: request)
+        }
         return routes
     }
 

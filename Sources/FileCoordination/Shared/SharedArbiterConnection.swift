@@ -125,6 +125,9 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             // A reply to a message of a previous host means nothing to this one.
             guard state.awaitingReplies.remove(message) != nil else { return }
             frame = .presenterReplied(message, failure: failure)
+        case .itemVersionsChanged(let path, let notice):
+            // A notice is not declared again to a new host: presenters hear of the changes made while it is up.
+            frame = .versionsChanged(path, notice)
         }
         send(frame, &state)
     }
@@ -391,7 +394,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         case .snapshotResponse(let tag, let snapshot):
             state.withLock { $0.snapshots.removeValue(forKey: tag) }?.resolve(snapshot)
         case .refused, .hello, .welcome, .presenterRegistered, .presenterMoved, .presenterRemoved, .accessRequested,
-            .accessEnded, .itemMoved, .cancelRequested, .presenterReplied, .snapshotRequest, .redeclared:
+            .accessEnded, .itemMoved, .cancelRequested, .presenterReplied, .snapshotRequest, .redeclared, .versionsChanged:
             return false
         }
         return true

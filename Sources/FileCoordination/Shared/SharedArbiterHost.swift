@@ -355,6 +355,8 @@ final class SharedArbiterHost: @unchecked Sendable {
             }
         case .presenterReplied(let message, let failure):
             perform(arbiter.presenterReplied(message, from: client, failure: failure))
+        case .versionsChanged(let path, let notice):
+            perform(arbiter.itemVersionsChanged(at: path, notice))
         case .snapshotRequest(let tag):
             let snapshot = WireSnapshot(arbiter.snapshot()) { [connections] client in
                 connections[client.rawValue]?.pid ?? 0

@@ -1,3 +1,4 @@
+import CoordinationArbiter
 import Foundation
 
 #if canImport(Glibc)
@@ -74,9 +75,7 @@ public struct FileVersionStore: Sendable, Hashable {
             try FileManager.default.attributesOfItem(atPath: contentsPath)
         }
         let id = UUID().uuidString
-        let folder = itemFolder(forPath: path)
         let staging = try stagingURL(id + ".data")
-        try perform("create", folder.path) { try Self.makeDirectory(folder) }
         try perform(moving ? "move into the store" : "copy into the store", contentsPath) {
             if moving {
                 try FileManager.default.moveItem(atPath: contentsPath, toPath: staging.path)
@@ -84,12 +83,35 @@ public struct FileVersionStore: Sendable, Hashable {
                 try FileManager.default.copyItem(atPath: contentsPath, toPath: staging.path)
             }
         }
+        return try keep(
+            staging, id: id, ofItemAt: url, path: path,
+            modificationDate: attributes[.modificationDate] as? Date ?? Date(), conflict: conflict)
+    }
+
+    /// Adds a version of the item at `url` whose contents are `data` (a `conflict` version starts unresolved), dated
+    /// now. Unlike ``add(ofItemAt:contentsOf:moving:conflict:)`` it opens nothing outside the store, not even the
+    /// item (which need not exist): for a caller that read the bytes itself, through whatever confinement it uses.
+    /// - Throws: ``FileVersionError`` when the store cannot be written.
+    public func add(ofItemAt url: URL, data: Data, conflict: Bool) throws -> FileVersion {
+        let path = try Self.itemPath(of: url)
+        let id = UUID().uuidString
+        let staging = try stagingURL(id + ".data")
+        try perform("write", staging.path) { try data.write(to: staging) }
+        return try keep(staging, id: id, ofItemAt: url, path: path, modificationDate: Date(), conflict: conflict)
+    }
+
+    /// Renames the staged contents `staging` into the item's folder and writes the record, under the item's lock;
+    /// then tells the presenters.
+    private func keep(
+        _ staging: URL, id: String, ofItemAt url: URL, path: String, modificationDate: Date, conflict: Bool
+    ) throws -> FileVersion {
+        let folder = itemFolder(forPath: path)
         let record = FileVersionRecord(
-            id: id, originalPath: path,
-            modificationDate: attributes[.modificationDate] as? Date ?? Date(),
+            id: id, originalPath: path, modificationDate: modificationDate,
             localizedName: URL(fileURLWithPath: path).lastPathComponent,
             savingComputer: Self.hostName, isConflict: conflict, isResolved: !conflict, isDiscardable: false)
         do {
+            try perform("create", folder.path) { try Self.makeDirectory(folder) }
             try ItemVersionLock.withLock(at: folder.appendingPathComponent("lock").path) {
                 try Self.rename(staging.path, to: dataURL(id: id, in: folder).path)
                 try writeRecord(record, in: folder)
@@ -197,10 +219,22 @@ public struct FileVersionStore: Sendable, Hashable {
         return folder
     }
 
-    /// The place where presenters will be told: called after every change to the store made by this process,
-    /// outside the item's lock. Presenter delivery (`presentedItemDidGain/Lose/ResolveConflict`, in this process
-    /// and across processes) is added here; until then it does nothing.
-    func didChange(_ change: FileVersionChange) {}
+    /// Tells the presenters of the item, and of the directories that contain it, in every process of the user
+    /// (`presentedItemDidGain/Lose/ResolveConflict`, `presentedSubitem(at:didGain/didLose/didResolve:)`): a
+    /// ``VersionNotice`` through the arbiter, as every presenter message. Called after every change to the store
+    /// made by this process, outside the item's lock; it does not wait for the presenters.
+    func didChange(_ change: FileVersionChange) {
+        let (kind, version): (VersionNotice.Change, FileVersion)
+        switch change {
+        case .gained(let changed): (kind, version) = (.gained, changed)
+        case .lost(let changed): (kind, version) = (.lost, changed)
+        case .resolved(let changed): (kind, version) = (.resolved, changed)
+        }
+        guard let path = ItemLocator.pathIfFileURL(version.itemURL), let encoded = version.noticeEncoding else {
+            return
+        }
+        CoordinationClient.shared.endpoint.submit(.itemVersionsChanged(path, VersionNotice(kind, version: encoded)))
+    }
 }
 
 /// A change to the versions of an item, as reported to ``FileVersionStore/didChange(_:)``.

@@ -47,6 +47,12 @@ struct WireBufferWriter: WireSink {
         failure.encoded.withUnsafeBytes { copy($0) }
     }
 
+    /// Stores an encoded version as `u32` count and the bytes.
+    mutating func writeVersion(_ bytes: [UInt8]) {
+        writeCount(bytes.count)
+        bytes.withUnsafeBytes { copy($0) }
+    }
+
     /// Stores raw bytes.
     private mutating func copy(_ source: UnsafeRawBufferPointer) {
         precondition(bytes.count - offset >= source.count, "WireSizeCounter and WireBufferWriter disagree")

@@ -146,6 +146,9 @@ struct WireDecoder: Sendable {
             return .snapshotRequest(tag: try reader.read(UInt64.self))
         case .redeclared:
             return .redeclared
+        case .versionsChanged:
+            let path = try reader.readPath()
+            return .versionsChanged(path, try reader.readVersionNotice())
         case .grant:
             let request = RequestID(try reader.read(UInt64.self))
             // A path takes at least its u16 component count.

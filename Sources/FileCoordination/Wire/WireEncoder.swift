@@ -89,6 +89,9 @@ enum WireEncoder {
             try writer.write(failure) { writer, failure throws(Sink.Failure) in try writer.writeEncoded(failure) }
         case .snapshotRequest(let tag):
             writer.write(tag)
+        case .versionsChanged(let path, let notice):
+            try writer.write(path)
+            try writer.write(notice)
         case .redeclared:
             break
         case .grant(let request, let paths, let reportsPresence):

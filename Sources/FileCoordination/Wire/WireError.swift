@@ -21,6 +21,8 @@ enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A path has an empty component, a component containing `/` or more than 65,535 components, or an intent's
     /// package root depths are not ascending within its path.
     case invalidPath(WireFrameType)
+    /// A version notice carries more than ``WireProtocol/maximumVersionLength`` bytes of encoded version.
+    case versionTooLarge(WireFrameType, count: Int)
 
     /// What is wrong and what to do about it.
     var description: String {
@@ -48,6 +50,9 @@ enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidPath(let type):
             return "wire frame \(type) has a path with an empty component, a component containing '/' or more than "
                 + "65535 components, or package depths outside the path: drop the connection"
+        case .versionTooLarge(let type, let count):
+            return "wire frame \(type) carries a version notice of \(count) bytes, over the limit of "
+                + "\(WireProtocol.maximumVersionLength): the peer is broken or hostile, drop the connection"
         }
     }
 }

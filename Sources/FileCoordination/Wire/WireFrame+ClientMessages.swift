@@ -28,6 +28,8 @@ extension WireFrame {
             self = .cancelRequested(request)
         case .presenterReplied(let message, let failure):
             self = .presenterReplied(message, failure: failure)
+        case .itemVersionsChanged(let path, let notice):
+            self = .versionsChanged(path, notice)
         }
     }
 
@@ -55,6 +57,8 @@ extension WireFrame {
             return .cancelRequested(request)
         case .presenterReplied(let message, let failure):
             return .presenterReplied(message, failure: failure)
+        case .versionsChanged(let path, let notice):
+            return .itemVersionsChanged(path, notice)
         case .hello, .welcome, .refused, .snapshotRequest, .redeclared, .grant, .fail, .deliver, .snapshotResponse:
             return nil
         }
@@ -82,7 +86,8 @@ extension WireFrame {
         case .deliver(let delivery):
             return .deliver(delivery)
         case .hello, .welcome, .refused, .presenterRegistered, .presenterMoved, .presenterRemoved, .accessRequested,
-            .accessEnded, .itemMoved, .cancelRequested, .presenterReplied, .snapshotRequest, .redeclared, .snapshotResponse:
+            .accessEnded, .itemMoved, .cancelRequested, .presenterReplied, .snapshotRequest, .redeclared, .snapshotResponse,
+            .versionsChanged:
             return nil
         }
     }

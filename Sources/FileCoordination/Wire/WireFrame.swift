@@ -56,6 +56,9 @@ enum WireFrame: Hashable, Sendable {
     /// re-declared its accesses again: no payload. The new host grants nothing new until every client of the
     /// old host has sent it (or the grace period is over).
     case redeclared
+    /// ``ClientEvent/itemVersionsChanged(_:_:)``: `path, version notice` (a notice is `u8 change` (0 gained, 1 lost,
+    /// 2 resolved), `u32` count and at most ``WireProtocol/maximumVersionLength`` bytes of encoded version).
+    case versionsChanged(ItemPath, VersionNotice)
 
     /// ``ClientAction/grant(_:paths:reportsPresence:)``: `u64 request, [path], bool reportsPresence`.
     case grant(RequestID, paths: [ItemPath], reportsPresence: Bool = false)
@@ -84,6 +87,7 @@ enum WireFrame: Hashable, Sendable {
         case .presenterReplied: return .presenterReplied
         case .snapshotRequest: return .snapshotRequest
         case .redeclared: return .redeclared
+        case .versionsChanged: return .versionsChanged
         case .grant: return .grant
         case .fail: return .fail
         case .deliver: return .deliver

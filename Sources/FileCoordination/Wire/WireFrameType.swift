@@ -29,6 +29,8 @@ enum WireFrameType: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case snapshotRequest = 0x18
     /// Client to host, after a reconnection: every presenter and access of the client is declared again.
     case redeclared = 0x19
+    /// Client to host: a version of an item was added, removed or resolved.
+    case versionsChanged = 0x1A
     /// Host to client: run a request's accessor.
     case grant = 0x20
     /// Host to client: a request failed.
@@ -56,6 +58,7 @@ enum WireFrameType: UInt8, CaseIterable, Sendable, CustomStringConvertible {
         case .presenterReplied: name = "presenterReplied"
         case .snapshotRequest: name = "snapshotRequest"
         case .redeclared: name = "redeclared"
+        case .versionsChanged: name = "versionsChanged"
         case .grant: name = "grant"
         case .fail: name = "fail"
         case .deliver: name = "deliver"

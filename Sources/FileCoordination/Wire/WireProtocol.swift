@@ -12,7 +12,12 @@ enum WireProtocol {
     /// different versions can always refuse each other politely.
     ///
     /// Version 2: `grant` carries `reportsPresence` and `accessEnded` the items' presence.
-    static let version: UInt16 = 2
+    /// Version 3: `versionsChanged` frames, and the two version notices among the delivered messages.
+    static let version: UInt16 = 3
+
+    /// The largest encoded version a version notice carries, 64 KiB (a version's description is a few hundred
+    /// bytes); a larger one is an error.
+    static let maximumVersionLength = 64 << 10
 
     /// The largest value of the length field (type byte plus payload), 16 MiB; a larger frame is an error.
     static let maximumFrameLength = 16 << 20

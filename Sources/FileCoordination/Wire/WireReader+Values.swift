@@ -59,8 +59,21 @@ extension WireReader {
         case 8: return .subitemDidAppear(try readPath())
         case 9: return .subitemDidMove(from: try readPath(), to: try readPath())
         case 10: return .reacquire(relinquishMessage: MessageID(try read(UInt64.self)))
+        case 11: return .versionsChanged(try readVersionNotice())
+        case 12:
+            let path = try readPath()
+            return .subitemVersionsChanged(path, try readVersionNotice())
         case let tag: throw badTag("PresenterMessage", tag)
         }
+    }
+
+    /// Reads a version notice: `u8` change, `u32` count and at most ``WireProtocol/maximumVersionLength`` bytes.
+    mutating func readVersionNotice() throws(WireError) -> VersionNotice {
+        let tag = try readTag()
+        guard let change = VersionNotice.Change(rawValue: tag) else { throw badTag("VersionNotice.Change", tag) }
+        let count = Int(try read(UInt32.self))
+        guard count <= WireProtocol.maximumVersionLength else { throw .versionTooLarge(frameType, count: count) }
+        return VersionNotice(change, version: Array(try readBytes(count: count)))
     }
 
     /// Reads a presenter's error: `string domain, i64 code, string message`.

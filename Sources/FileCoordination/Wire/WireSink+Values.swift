@@ -52,7 +52,21 @@ extension WireSink {
         case .reacquire(let relinquishMessage):
             write(UInt8(10))
             write(relinquishMessage.rawValue)
+        case .versionsChanged(let notice):
+            write(UInt8(11))
+            try write(notice)
+        case .subitemVersionsChanged(let path, let notice):
+            write(UInt8(12))
+            try write(path)
+            try write(notice)
         }
+    }
+
+    /// Adds a version notice: `u8` change (0 gained, 1 lost, 2 resolved), then the encoded version as `u32`
+    /// count and bytes.
+    mutating func write(_ notice: VersionNotice) throws(Failure) {
+        write(notice.change.rawValue)
+        try writeVersion(notice.version)
     }
 
     /// Adds what a writer saw of an item as `u8`: 0 not looked at, else 1 plus 2 if it existed before the

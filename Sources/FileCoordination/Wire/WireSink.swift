@@ -21,6 +21,9 @@ protocol WireSink {
     mutating func writeComponent(_ component: String) throws(Failure)
     /// Adds a presenter failure's bytes, which must be a ``RemotePresenterError`` encoding.
     mutating func writeEncoded(_ failure: PresenterFailure) throws(Failure)
+    /// Adds a version notice's encoded version as `u32` count and the bytes (at most
+    /// ``WireProtocol/maximumVersionLength``).
+    mutating func writeVersion(_ bytes: [UInt8]) throws(Failure)
 }
 
 /// The encodings built from the primitives: bools, optionals and arrays.

@@ -56,4 +56,12 @@ struct WireSizeCounter: WireSink {
         try validation.get()
         size += failure.encoded.count
     }
+
+    /// Counts an encoded version, which must be at most ``WireProtocol/maximumVersionLength`` bytes.
+    mutating func writeVersion(_ bytes: [UInt8]) throws(WireError) {
+        guard bytes.count <= WireProtocol.maximumVersionLength else {
+            throw .versionTooLarge(frameType, count: bytes.count)
+        }
+        size += 4 + bytes.count
+    }
 }

@@ -83,6 +83,8 @@ struct ActionModel {
     var clientFailures: [(ClientID, ProtocolViolation)] = []
     /// Grants in order, for the fairness checks of the randomized test.
     var grantLog: [RequestID] = []
+    /// Version notices delivered (they name no request), in order.
+    var versionNotices: [PresenterDelivery] = []
     /// Moves that made at least one waiting intent follow the item (the randomized test makes sure it has some).
     var movesWithWaiters = 0
     /// Called before a grant is applied (the randomized test checks fairness there).
@@ -260,6 +262,17 @@ struct ActionModel {
         } else if presenter.path == nil {
             violation("\(delivery): presenter has no path")
         }
+        if delivery.request == .noRequest {
+            switch delivery.message {
+            case .versionsChanged, .subitemVersionsChanged:
+                versionNotices.append(delivery)
+            default:
+                violation("\(delivery): only a version notice is sent without a request")
+            }
+            sent[id] = Sent(delivery: delivery, purpose: presenter.purpose)
+            sentOrder.append(id)
+            return
+        }
         guard let request = requests[delivery.request] else { return violation("\(delivery): unknown request") }
         if request.purpose == presenter.purpose { violation("\(delivery): sent to the requester's own purpose") }
         switch delivery.message {
@@ -282,6 +295,8 @@ struct ActionModel {
             openRelinquishes.removeAll { $0 == relinquish }
         case .didChange, .subitemDidChange:
             break
+        case .versionsChanged, .subitemVersionsChanged:
+            violation("\(delivery): a version notice names a request")
         }
         sent[id] = Sent(delivery: delivery, purpose: presenter.purpose)
         sentOrder.append(id)

@@ -77,6 +77,11 @@ struct Harness {
     }
 
     @discardableResult
+    mutating func versionsChanged(at path: ItemPath, _ change: VersionNotice.Change, version: [UInt8] = [7]) -> [String] {
+        run(arbiter.itemVersionsChanged(at: path, VersionNotice(change, version: version)))
+    }
+
+    @discardableResult
     mutating func disconnect(_ client: UInt64) -> [String] {
         model.disconnected(ClientID(client))
         return run(arbiter.clientDisconnected(ClientID(client)))

@@ -68,6 +68,7 @@ struct RandomSchedule {
         case 80..<82: disconnectSomeone()
         case 82..<88: fireSomeTimer()
         case 88..<92: badEvent()
+        case 92..<94: changeSomeVersions()
         default: h.now = h.now.advanced(byNanoseconds: UInt64.random(in: 1...20, using: &rng))
         }
     }
@@ -102,6 +103,25 @@ struct RandomSchedule {
             [], .forDeleting, .forMoving, .forMerging, .forReplacing, .contentIndependentMetadataOnly,
         ]
         return write(path, pick(options)!, contents: contents)
+    }
+
+    /// A version notice for a random path: it reaches presenters at and above it and changes nothing else.
+    mutating func changeSomeVersions() {
+        let path = pick(Self.paths)!
+        let change = pick(VersionNotice.Change.allCases)!
+        let lines = h.versionsChanged(at: path, change)
+        log("versions \(change) at \(path)", lines)
+        for action in h.lastActions {
+            guard case .send(let delivery) = action, let presented = h.model.presenters[delivery.presenter]?.path
+            else { continue }
+            let expected: Bool
+            switch delivery.message {
+            case .versionsChanged: expected = presented == path
+            case .subitemVersionsChanged(let item, _): expected = item == path && presented.isAncestor(of: path)
+            default: expected = false
+            }
+            if !expected { failures.append("version notice \(delivery) for \(path) reached \(presented)") }
+        }
     }
 
     mutating func newRequest() {

@@ -19,6 +19,10 @@ final class RecordingPresenter: FilePresenter, @unchecked Sendable {
         case subitemDidAppear(String)
         case subitemDidMove(String, String)
         case subitemDidChange(String)
+        /// A version message: `gained`, `lost` or `resolved`, and the version's identifier.
+        case version(String, String)
+        /// A subitem version message: the subitem's path, `gained`, `lost` or `resolved`, the version's identifier.
+        case subitemVersion(String, String, String)
         case mark(String)
 
         var description: String {
@@ -34,6 +38,8 @@ final class RecordingPresenter: FilePresenter, @unchecked Sendable {
             case .subitemDidAppear(let path): "subitemDidAppear(\(path))"
             case .subitemDidMove(let old, let new): "subitemDidMove(\(old) -> \(new))"
             case .subitemDidChange(let path): "subitemDidChange(\(path))"
+            case .version(let change, let id): "version(\(change) \(id))"
+            case .subitemVersion(let path, let change, let id): "subitemVersion(\(path) \(change) \(id))"
             case .mark(let label): "mark(\(label))"
             }
         }
@@ -56,6 +62,7 @@ final class RecordingPresenter: FilePresenter, @unchecked Sendable {
     private var held: [@Sendable ((@Sendable () -> Void)?) -> Void] = []
     private var saveFailure: PresenterRefusal?
     private var deletionFailure: PresenterRefusal?
+    private var received: [FileVersion] = []
 
     /// A presenter of `url` (nil: an item that does not exist yet), not registered yet.
     init(url: URL?, name: String = "presenter") {
@@ -212,5 +219,33 @@ final class RecordingPresenter: FilePresenter, @unchecked Sendable {
 
     func presentedSubitemDidChange(at url: URL) {
         record(.subitemDidChange(url.standardizedFileURL.path))
+    }
+
+    /// The versions received with version messages, in order (to check what they carry).
+    var versionsReceived: [FileVersion] { condition.withLock { received } }
+
+    private func record(version: FileVersion, _ event: Event) {
+        condition.withLock { received.append(version) }
+        record(event)
+    }
+
+    func presentedItemDidGain(_ version: FileVersion) { record(version: version, .version("gained", version.id)) }
+
+    func presentedItemDidLose(_ version: FileVersion) { record(version: version, .version("lost", version.id)) }
+
+    func presentedItemDidResolveConflict(_ version: FileVersion) {
+        record(version: version, .version("resolved", version.id))
+    }
+
+    func presentedSubitem(at url: URL, didGain version: FileVersion) {
+        record(version: version, .subitemVersion(url.standardizedFileURL.path, "gained", version.id))
+    }
+
+    func presentedSubitem(at url: URL, didLose version: FileVersion) {
+        record(version: version, .subitemVersion(url.standardizedFileURL.path, "lost", version.id))
+    }
+
+    func presentedSubitem(at url: URL, didResolve version: FileVersion) {
+        record(version: version, .subitemVersion(url.standardizedFileURL.path, "resolved", version.id))
     }
 }

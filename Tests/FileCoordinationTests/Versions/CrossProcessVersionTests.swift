@@ -5,32 +5,8 @@ import Testing
 // Fails on main before the versions store: FileVersion and the VersionsProbe helper did not exist.
 @Suite("File versions across processes")
 struct CrossProcessVersionTests {
-    /// Runs the `VersionsProbe` built next to the test bundle on `store`; returns its output lines.
     private func probe(_ arguments: [String], store: FileVersionStore) throws -> [String] {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var directory = testBinary.deletingLastPathComponent()
-        var executable = directory.appendingPathComponent("VersionsProbe")
-        while directory.path != "/" {
-            let candidate = directory.appendingPathComponent("VersionsProbe")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) {
-                executable = candidate
-                break
-            }
-            directory.deleteLastPathComponent()
-        }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["QUIRE_VERSIONS_DIR"] = store.directory.path
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "VersionsProbe \(arguments) exited \(process.terminationStatus)")
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        try VersionsProbeRunner.run(arguments, store: store)
     }
 
     @Test("a version or conflict added by one process is seen, resolved and listed by the other")

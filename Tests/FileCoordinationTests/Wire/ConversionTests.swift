@@ -23,6 +23,7 @@ import Testing
             .itemMoved(RequestID(2), from: "/a", to: "/b"),
             .cancelRequested(RequestID(2)),
             .presenterReplied(MessageID(3), failure: SampleFrames.presenterFailure),
+            .itemVersionsChanged(SampleFrames.unicodePath, VersionNotice(.resolved, version: [1, 2, 3])),
         ]
         for event in events {
             let sent = WireFrame(event, now: clientNow)
@@ -36,7 +37,7 @@ import Testing
                     request, purpose: purpose, intents: intents, deadline: Instant(nanoseconds: 50_500),
                     nestedIn: nestedIn)
             case .presenterRegistered, .presenterMoved, .presenterRemoved, .accessEnded, .itemMoved,
-                .cancelRequested, .presenterReplied:
+                .cancelRequested, .presenterReplied, .itemVersionsChanged:
                 expected = event
             }
             #expect(WireFrame(delivered, now: hostNow) == WireFrame(expected, now: hostNow))

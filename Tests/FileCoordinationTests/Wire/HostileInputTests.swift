@@ -109,6 +109,19 @@ import Testing
         }
     }
 
+    /// A version notice larger than the protocol's bound is refused before its bytes are copied.
+    @Test func oversizedVersionNotice() throws {
+        let path = WireTesting.path([[0x61]])
+        let count = UInt32(WireProtocol.maximumVersionLength + 1)
+        let frame = WireTesting.frame(
+            type: 0x1A, payload: path + [0] + WireTesting.le(count) + Array(repeating: 0, count: Int(count)))
+        #expect(WireTesting.error(decoding: frame) == .versionTooLarge(.versionsChanged, count: Int(count)))
+        let notice = VersionNotice(.gained, version: Array(repeating: 0, count: Int(count)))
+        #expect(throws: WireError.versionTooLarge(.versionsChanged, count: Int(count))) {
+            try WireEncoder.encode(.versionsChanged(.root, notice))
+        }
+    }
+
     /// Tags with no meaning: optionals, bools and every enum.
     @Test func badTags() {
         let id = WireTesting.le(UInt64(1))
@@ -124,10 +137,14 @@ import Testing
                 .badEnumTag(.presenterRegistered, field: "observesUncoordinatedChanges", tag: 7)
             ),
             (
-                WireTesting.frame(type: 0x22, payload: id + id + id + [11] + id),
-                .badEnumTag(.deliver, field: "PresenterMessage", tag: 11)
+                WireTesting.frame(type: 0x22, payload: id + id + id + [13] + id),
+                .badEnumTag(.deliver, field: "PresenterMessage", tag: 13)
             ),
             (WireTesting.frame(type: 0x21, payload: id + [3]), .badEnumTag(.fail, field: "AccessFailure", tag: 3)),
+            (
+                WireTesting.frame(type: 0x1A, payload: path + [3] + WireTesting.le(UInt32(0))),
+                .badEnumTag(.versionsChanged, field: "VersionNotice.Change", tag: 3)
+            ),
             (
                 WireTesting.frame(
                     type: 0x13,
@@ -202,7 +219,7 @@ import Testing
 
     /// A `hello` or `welcome` of another version is refused before the rest of it is read.
     @Test func unsupportedVersions() {
-        #expect(WireProtocol.version == 2)
+        #expect(WireProtocol.version == 3)
         let hello = WireTesting.frame(type: 0x01, payload: WireTesting.le(UInt16(1)) + [1, 2, 3])
         #expect(WireTesting.error(decoding: hello) == .unsupportedVersion(1))
         let welcome = WireTesting.frame(type: 0x02, payload: WireTesting.le(UInt16(0)) + WireTesting.le(UInt64(1)))

@@ -17,6 +17,8 @@ enum SampleFrames {
         .accommodateSubitemDeletion(unicodePath), .didChange, .didMove(.root), .subitemDidChange(documentPath),
         .subitemDidAppear(unicodePath), .subitemDidMove(from: documentPath, to: unicodePath),
         .reacquire(relinquishMessage: MessageID(.max)),
+        .versionsChanged(VersionNotice(.gained, version: [0, 1, 255])),
+        .subitemVersionsChanged(unicodePath, VersionNotice(.resolved, version: [])),
     ]
 
     /// A presenter failure as a remote presenter sends it.
@@ -112,6 +114,8 @@ enum SampleFrames {
                 MessageID(2), failure: RemotePresenterError(domain: "", code: .max, message: "").presenterFailure),
             .snapshotRequest(tag: .max),
             .redeclared,
+            .versionsChanged(unicodePath, VersionNotice(.lost, version: Array(repeating: 7, count: 300))),
+            .versionsChanged(.root, VersionNotice(.gained, version: [])),
             .grant(RequestID(.max), paths: [documentPath, unicodePath, .root]),
             .grant(RequestID(0), paths: [], reportsPresence: true),
             .fail(RequestID(1), .cancelled),

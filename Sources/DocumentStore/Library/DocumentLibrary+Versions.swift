@@ -1,0 +1,79 @@
+import DocumentModel
+import FileCoordination
+import Foundation
+import HTTPTypes
+
+extension DocumentLibrary {
+    /// The versions kept of a document's files in the store's versions store (``versionStore``, `<store>/versions`):
+    /// the sides that conflict resolutions dropped, oldest first, then by file.
+    /// - Throws: 404 for an unknown document; 500 when the versions store cannot be read.
+    public func versions(_ id: DocumentID) async throws -> DocumentRepresentations.VersionList {
+        let record = try await record(id)
+        let listed = try await blocking { try self.storedVersions(of: record.files) }
+        return DocumentRepresentations.VersionList(
+            document: id.rawValue,
+            versions: listed.map { DocumentRepresentations.Version($0.version, size: $0.size) })
+    }
+
+    /// Restores version `versionID` of one of the document's files: its bytes (read beneath the versions store)
+    /// are checked in a PDF worker, then written over the file as a save writes it (a sink beside the file,
+    /// renamed over it inside a coordinated write, through the file's confinement), and the document reloads that
+    /// file, dropping its unsaved edits as a content replacement does. A `changed` event follows, naming the file
+    /// and the version. The version stays in the store.
+    /// - Throws: 404 for an unknown document or version; 428/412 (If-Match); 409 in conflict; 422/401 for bytes that
+    ///   do not open; 500 when the version or the file cannot be read or written.
+    public func restoreVersion(
+        _ id: DocumentID, version versionID: String, preconditions: RequestPreconditions, password: String?
+    ) async throws -> (DocumentRepresentations.Info, EntityTag) {
+        try await lane(id).run {
+            let record = try await record(id)
+            try preconditions.requireIfMatch(current: record.etag, method: .post)
+            let open = try await openDocument(id, password: password)
+            if open.document.conflict != nil || record.state == .deleted {
+                throw ProblemDetails.documentInConflict(id, "resolve its conflict before restoring a version")
+            }
+            let providers = open.providers
+            let found = try await blocking { () throws -> (CoordinatedFileDataProvider, Data)? in
+                for provider in providers {
+                    let versions = try self.versionStore.versions(ofItemAt: provider.fileURL)
+                    guard let version = versions.first(where: { $0.id == versionID }) else { continue }
+                    // The version's bytes, opened beneath the versions store through no symbolic link.
+                    let bytes = try FileDataProvider(fileURL: version.url, confinement: self.versionConfinement).data()
+                    return (provider, bytes)
+                }
+                return nil
+            }
+            guard let (provider, bytes) = found else { throw ProblemDetails.versionNotFound(id, versionID) }
+            try await vet(bytes, password: password, what: "version \(versionID)")
+            let document = open.document
+            try await blocking {
+                let sink = try provider.createDataSink(options: [])
+                guard sink.writeData(bytes), sink.finish() else {
+                    throw (sink as? FileDataSink)?.failure ?? DataProviderError.sinkFailed("the sink refused the bytes")
+                }
+                try provider.replaceContents(with: sink)
+                try document.resolveFileConflict(for: provider, with: .reload)
+            }
+            let files = try await blocking { open.measureFiles() }
+            await self.record(
+                .changed, Self.updated(record, from: open, files: files),
+                extra: ["file": provider.fileURL.path, "version": versionID])
+            return try await info(of: open)
+        }
+    }
+
+    /// The stored versions of `paths`, with the size of each one's contents, oldest first. Blocking.
+    func storedVersions(of paths: [String]) throws -> [(version: FileVersion, size: Int)] {
+        var found: [(version: FileVersion, size: Int)] = []
+        for path in paths {
+            for version in try versionStore.versions(ofItemAt: URL(fileURLWithPath: path)) {
+                let attributes = try? FileManager.default.attributesOfItem(atPath: version.url.path)
+                found.append((version, (attributes?[.size] as? Int) ?? 0))
+            }
+        }
+        return found.sorted {
+            ($0.version.modificationDate ?? .distantPast, $0.version.itemURL.path, $0.version.id)
+                < ($1.version.modificationDate ?? .distantPast, $1.version.itemURL.path, $1.version.id)
+        }
+    }
+}
