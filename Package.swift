@@ -193,13 +193,24 @@ let package = Package(
         .testTarget(
             name: "quireTests",
             dependencies: [
-                "quire", "quire-pdf", "quire-store", "StoreClient", .product(name: "Crypto", package: "swift-crypto"),
+                "quire", "quire-pdf", "quire-store", "StoreClient", "QuireTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        // What several test targets share: a private PostgreSQL server the tests start.
+        .target(
+            name: "QuireTestSupport",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/Support"
         ),
         .testTarget(
             name: "DocumentStoreTests",
             dependencies: [
                 "DocumentStore",
+                "QuireTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),

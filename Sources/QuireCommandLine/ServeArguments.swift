@@ -52,6 +52,13 @@ public struct ServeArguments: ParsableArguments {
     @Option(help: ArgumentHelp("The bearer token every change must carry (default: none).", valueName: "token"))
     public var token: String?
 
+    /// Cluster mode's PostgreSQL.
+    @Option(
+        help: ArgumentHelp(
+            "Run as a cluster node on this PostgreSQL, postgres://user[:password]@host[:port]/database (default: one node on SQLite).",
+            valueName: "url"))
+    public var database: String?
+
     /// The coordination scope, `user` or `process`.
     @Option(
         name: .customLong("coordination-scope"),

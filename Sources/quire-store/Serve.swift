@@ -26,11 +26,11 @@ struct Serve: AsyncParsableCommand {
             }
             let metrics = StoreMetrics()
             MetricsSystem.bootstrap(metrics.metricsFactory)
-            let application = try makeApplication(configuration, metrics: metrics)
-            do {
-                try await application.runService()
-            } catch {
-                throw ServiceFailure.failure(error, configuration: configuration)
+            if let database = configuration.database {
+                try await Self.run(try await makeClusterNode(configuration, database: database, metrics: metrics),
+                    configuration)
+            } else {
+                try await Self.run(try makeApplication(configuration, metrics: metrics), configuration)
             }
         }
     }
@@ -50,18 +50,44 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    /// Runs the application until SIGINT or SIGTERM.
+    private static func run(_ application: some ApplicationProtocol, _ configuration: StoreConfiguration) async throws {
+        do {
+            try await application.runService()
+        } catch {
+            throw ServiceFailure.failure(error, configuration: configuration)
+        }
+    }
+
+    /// The listening line, printed once the server accepts connections.
+    private static func announce(_ channel: any Channel, _ configuration: StoreConfiguration) {
+        let port = channel.localAddress?.port ?? configuration.port
+        StandardStreams.print("quire serve: listening on \(ServiceFailure.url(host: configuration.host, port: port))\n")
+    }
+
+    /// A cluster node on `database` (``StoreConfiguration/database``), which prints the listening line once it
+    /// accepts connections.
+    private func makeClusterNode(
+        _ configuration: StoreConfiguration, database: DatabaseAddress, metrics: StoreMetrics
+    ) async throws -> some ApplicationProtocol {
+        do {
+            return try await buildClusterApplication(
+                configuration: configuration, database: database, metrics: metrics,
+                logger: Logger(label: "quire.serve")
+            ) { channel in Self.announce(channel, configuration) }
+        } catch {
+            throw ServiceFailure.storeFailure(error, configuration: configuration)
+        }
+    }
+
     /// The application, which prints the listening line once it accepts connections.
     private func makeApplication(_ configuration: StoreConfiguration, metrics: StoreMetrics) throws
         -> some ApplicationProtocol
     {
-        let host = configuration.host
         do {
             return try buildApplication(
                 configuration: configuration, metrics: metrics, logger: Logger(label: "quire.serve")
-            ) { channel in
-                let port = channel.localAddress?.port ?? configuration.port
-                StandardStreams.print("quire serve: listening on \(ServiceFailure.url(host: host, port: port))\n")
-            }
+            ) { channel in Self.announce(channel, configuration) }
         } catch {
             throw ServiceFailure.storeFailure(error, configuration: configuration)
         }

@@ -10,6 +10,6 @@ extension ServeArguments {
             uploadBudgetBytes: uploadBudgetBytes, headerTimeoutSeconds: headerTimeoutSeconds,
             idleTimeoutSeconds: idleTimeoutSeconds, maxConnections: maxConnections, pdfWorkers: pdfWorkers,
             pdfDeadlineSeconds: pdfDeadlineSeconds, pdfMemoryMiB: pdfMemoryMiB, token: token,
-            roots: roots)
+            database: database, roots: roots)
     }
 }

@@ -2,6 +2,7 @@ import DocumentStore
 import Foundation
 import Logging
 import PostgresNIO
+import QuireTestSupport
 import Testing
 
 /// The conformance suite of the catalog and event log: every test that is not about one engine runs against SQLite

@@ -17,12 +17,16 @@ final class RunningService: @unchecked Sendable {
     private let extraEnvironment: [String: String]
 
     /// Starts `quire serve --port 0` (or `port`) with a store and a root in `sandbox`.
+    /// `store` and `root`, when given, replace the sandbox's own (the nodes of a cluster share them).
     init(
-        sandbox: CoordinationSandbox, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:]
+        sandbox: CoordinationSandbox, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:],
+        store: URL? = nil, root: URL? = nil
     ) throws {
         self.sandbox = sandbox
-        store = sandbox.root.appendingPathComponent("store")
-        root = sandbox.files
+        self.store = store ?? sandbox.root.appendingPathComponent("store")
+        self.root = root ?? sandbox.files
+        let store = self.store
+        let root = self.root
         extraArguments = arguments
         extraEnvironment = environment
         (process, url) = try Self.start(

@@ -58,6 +58,14 @@ public struct PostgresCatalog: CatalogDatabase {
         return catalog
     }
 
+    /// The catalog through `client`, whose database's schema ``open(client:location:deadline:logger:)`` brought up
+    /// to date before (through another client, say); `client` may start running after this returns.
+    public static func opened(
+        client: PostgresClient, location: String, deadline: Duration = .seconds(10), logger: Logger
+    ) -> PostgresCatalog {
+        PostgresCatalog(client: client, location: location, deadline: deadline, logger: logger)
+    }
+
     /// The migrations, in order: each runs once per database and is never edited after it shipped.
     private static let migrations: [[PostgresQuery]] = [
         [

@@ -38,12 +38,16 @@ struct ConfigurationKey: Sendable, Hashable {
     static let pdfMemoryMiB = ConfigurationKey(
         name: "pdfMemoryMiB", environmentVariable: "QUIRE_PDF_MEMORY_MIB", flag: "--pdf-memory-mib")
     static let token = ConfigurationKey(name: "token", environmentVariable: "QUIRE_TOKEN", flag: "--token")
+    /// Cluster mode: the shared PostgreSQL (`postgres://user[:password]@host[:port]/database`).
+    static let database = ConfigurationKey(
+        name: "database", environmentVariable: "QUIRE_DATABASE", flag: "--database")
     /// Colon-separated in the environment (as `PATH`); `--root` is repeated on the command line.
     static let roots = ConfigurationKey(name: "roots", environmentVariable: "QUIRE_ROOTS", flag: "--root")
 
     /// Every key, in the order the README documents them.
     static let all: [ConfigurationKey] = [
         .store, .host, .port, .coordinationScope, .maxUploadBytes, .maxOpenDocuments, .maxDPI, .uploadBudgetBytes,
-        .headerTimeoutSeconds, .idleTimeoutSeconds, .maxConnections, .pdfWorkers, .pdfDeadlineSeconds, .pdfMemoryMiB, .token, .roots,
+        .headerTimeoutSeconds, .idleTimeoutSeconds, .maxConnections, .pdfWorkers, .pdfDeadlineSeconds, .pdfMemoryMiB, .token, .database,
+        .roots,
     ]
 }

@@ -100,9 +100,13 @@ struct ConfigurationLayers {
         return .invalidValue(key: key.name, value: shown, source: found.source, reason: "must be \(expected)")
     }
 
-    /// A value as it appears in an error: strings quoted, lists colon-separated, the token never shown.
+    /// A value as it appears in an error: strings quoted, lists colon-separated, the token and a database password
+    /// never shown.
     static func display(_ content: ConfigContent, of key: ConfigurationKey) -> String {
         if key == .token { return "<redacted>" }
+        if key == .database, case .string(let string) = content {
+            return "\"\(DatabaseAddress.redacting(string))\""
+        }
         switch content {
         case .string(let string):
             return "\"\(string)\""

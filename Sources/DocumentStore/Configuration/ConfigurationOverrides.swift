@@ -33,6 +33,8 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     public var pdfMemoryMiB: Int?
     /// `--token T`.
     public var token: String?
+    /// `--database URL`.
+    public var database: String?
     /// `--root DIR`, repeated; empty when not given.
     public var roots: [String]
 
@@ -53,6 +55,7 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         pdfDeadlineSeconds: Int? = nil,
         pdfMemoryMiB: Int? = nil,
         token: String? = nil,
+        database: String? = nil,
         roots: [String] = []
     ) {
         self.store = store
@@ -70,6 +73,7 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         self.pdfDeadlineSeconds = pdfDeadlineSeconds
         self.pdfMemoryMiB = pdfMemoryMiB
         self.token = token
+        self.database = database
         self.roots = roots
     }
 
@@ -95,6 +99,7 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         set(.pdfDeadlineSeconds, pdfDeadlineSeconds.map(ConfigContent.int))
         set(.pdfMemoryMiB, pdfMemoryMiB.map(ConfigContent.int))
         set(.token, token.map(ConfigContent.string), isSecret: true)
+        set(.database, database.map(ConfigContent.string), isSecret: true)
         set(.roots, roots.isEmpty ? nil : .stringArray(roots))
         return InMemoryProvider(name: "flags", values: values).snapshot()
     }

@@ -29,6 +29,7 @@ struct ConfigurationValidator {
         configuration.pdfDeadline = .seconds(
             try bounded(.pdfDeadlineSeconds, 1...3600, "a number of seconds from 1 to 3600"))
         configuration.pdfMemoryMiB = try bounded(.pdfMemoryMiB, 64...1_048_576, "a number of MiB from 64 to 1048576")
+        configuration.database = try database()
         return configuration
     }
 
@@ -95,6 +96,17 @@ struct ConfigurationValidator {
             throw invalid(.token, "<redacted>", found.source, reason)
         }
         return found.value
+    }
+
+    /// A PostgreSQL URL (cluster mode), or nil (one node on SQLite).
+    private func database() throws(ConfigurationError) -> DatabaseAddress? {
+        guard let found = try layers.string(.database) else { return nil }
+        guard let address = DatabaseAddress(url: found.value) else {
+            throw invalid(
+                .database, "\"\(DatabaseAddress.redacting(found.value))\"", found.source,
+                "must be a PostgreSQL URL, postgres://user[:password]@host[:port]/database (unset it for one node)")
+        }
+        return address
     }
 
     /// Each root must be an existing directory; it is kept absolute with symbolic links resolved.

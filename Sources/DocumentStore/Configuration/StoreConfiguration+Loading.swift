@@ -59,7 +59,9 @@ extension StoreConfiguration {
     private static func environmentSnapshot(_ environment: [String: String]) -> any ConfigSnapshot {
         EnvironmentVariablesProvider(
             environmentVariables: environment,
-            secretsSpecifier: .specific([ConfigurationKey.token.environmentVariable]),
+            secretsSpecifier: .specific([
+                ConfigurationKey.token.environmentVariable, ConfigurationKey.database.environmentVariable,
+            ]),
             arraySeparator: ":"
         )
         .prefixKeys(with: "quire")

@@ -42,6 +42,9 @@ public struct StoreConfiguration: Sendable, Equatable {
     public var maxConnections: Int
     /// The bearer token every mutating request must carry; nil leaves mutating routes open.
     public var token: String?
+    /// Cluster mode: the PostgreSQL that holds the catalog and the event log, shared by the nodes; nil for one
+    /// node with its SQLite catalog in the store directory.
+    public var database: DatabaseAddress?
     /// The directories whose files may be registered by path (absolute, symbolic links resolved).
     public var roots: [URL]
     /// How many PDF worker processes render pages and extract text (default: the number of cores).

@@ -13,7 +13,7 @@ extension DocumentLibrary {
             let recorded = update ? try await catalog.update(record, recording: event) : try await catalog.append(event)
             if let recorded {
                 metrics.recordEvent(type)
-                events.publish(recorded)
+                fanOut.committed(recorded)
             }
             await updateConflictGauge()
             return recorded

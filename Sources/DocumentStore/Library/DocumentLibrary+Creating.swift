@@ -100,7 +100,7 @@ extension DocumentLibrary {
                 throw ProblemDetails.documentNotFound(id)
             }
             metrics.recordEvent(.created)
-            events.publish(event)
+            fanOut.committed(event)
             return try await info(of: open)
         }
     }

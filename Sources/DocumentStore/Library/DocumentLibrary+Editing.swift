@@ -60,7 +60,7 @@ extension DocumentLibrary {
             let event = StoreEvent(type: .deleted, documentID: id, etag: record.etag)
             if let recorded = try await catalog.deleteDocument(id, recording: event) {
                 metrics.recordEvent(.deleted)
-                events.publish(recorded)
+                fanOut.committed(recorded)
             }
             await updateConflictGauge()
         }
@@ -221,7 +221,7 @@ extension DocumentLibrary {
                     type: .resolved, documentID: id, etag: record.etag, extra: ["resolution": "close"])
                 if let recorded = try await catalog.deleteDocument(id, recording: event) {
                     metrics.recordEvent(.resolved)
-                    events.publish(recorded)
+                    fanOut.committed(recorded)
                 }
                 await updateConflictGauge()
                 return nil

@@ -31,6 +31,8 @@ public final class DocumentLibrary: Sendable {
     let metrics: StoreMetrics
     let logger: Logger
     let events: EventBroadcaster
+    /// How the events of the log reach ``events`` (this node's commits only, or every node's).
+    let fanOut: any EventFanOut
     let pool: NIOThreadPool
     /// The worker processes that render pages and extract text (the service's own process parses documents
     /// only to open them and to keep their edits).
@@ -72,17 +74,26 @@ public final class DocumentLibrary: Sendable {
     ///   - keepAliveInterval: how often an idle event stream gets a keep-alive comment.
     ///   - eventBufferBound: how many items an event stream may fall behind before it is ended (its client
     ///     resumes from the log with `Last-Event-ID`).
+    ///   - fanOut: how events reach the live streams: this node's as they commit (one node), or every node's
+    ///     from the shared log (a cluster; the library's service runs the follower).
     /// - Throws: `CocoaError` when the upload directory cannot be created, a `DataProviderError` when it or a
     ///   root cannot be opened.
     public init(
         catalog: any CatalogDatabase, configuration: StoreConfiguration, metrics: StoreMetrics, logger: Logger,
-        keepAliveInterval: Duration = .seconds(15), eventBufferBound: Int = 10_000
+        keepAliveInterval: Duration = .seconds(15), eventBufferBound: Int = 10_000, fanOut: EventFanOutKind = .local
     ) throws {
         self.catalog = catalog
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
         events = EventBroadcaster(keepAliveInterval: keepAliveInterval, bufferBound: eventBufferBound, logger: logger)
+        switch fanOut {
+        case .local:
+            self.fanOut = LocalEventFanOut(broadcaster: events)
+        case .postgres(let client, let pollInterval):
+            self.fanOut = LogFollowingFanOut(
+                broadcaster: events, log: catalog, client: client, pollInterval: pollInterval, logger: logger)
+        }
         // One thread per core for the store's own blocking work, and one per PDF worker: opening a document waits
         // for a worker's probe on one of these threads, and slow probes must not leave none for other documents.
         pool = NIOThreadPool(
@@ -104,9 +115,15 @@ public final class DocumentLibrary: Sendable {
             at: versions, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         versionStore = FileVersionStore(directory: versions)
         versionConfinement = try FileConfinement(root: versions)
-        incomingDirectory = configuration.storeDirectory.appendingPathComponent("incoming", isDirectory: true)
-        // What a crash left in `incoming` is no one's: the store's lock says no other service writes there.
-        try? FileManager.default.removeItem(at: incomingDirectory)
+        let incoming = configuration.storeDirectory.appendingPathComponent("incoming", isDirectory: true)
+        if configuration.database == nil {
+            incomingDirectory = incoming
+            // What a crash left in `incoming` is no one's: the store's lock says no other service writes there.
+            try? FileManager.default.removeItem(at: incomingDirectory)
+        } else {
+            // A cluster's nodes share the store directory: each streams bodies into a directory of its own.
+            incomingDirectory = incoming.appendingPathComponent("node-" + UUID().uuidString, isDirectory: true)
+        }
         try FileManager.default.createDirectory(
             at: incomingDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         uploadBudget = UploadBudget(limit: configuration.uploadBudgetBytes)
@@ -130,7 +147,8 @@ public final class DocumentLibrary: Sendable {
     /// recently updated documents (up to the bound), so that their files are watched from the start; a document
     /// whose files changed while the service was down gets its event now.
     public func openRecentDocuments() async {
-        await removeOrphanedTemporaryFiles()
+        // In a cluster another node's write in flight has such a file: only a node alone may remove them.
+        if configuration.database == nil { await removeOrphanedTemporaryFiles() }
         guard let records = try? await catalog.documents() else { return }
         let recent = records.sorted { $0.updatedAt > $1.updatedAt }.prefix(configuration.maxOpenDocuments)
         for record in recent where record.state != .deleted {
@@ -158,6 +176,7 @@ public final class DocumentLibrary: Sendable {
         }
         metrics.openDocuments.record(0)
         events.finishAll()
+        if configuration.database != nil { try? FileManager.default.removeItem(at: incomingDirectory) }
         workers.shutdown()
         try? await pool.shutdownGracefully()
     }

@@ -2,6 +2,8 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import PostgresNIO
+import ServiceLifecycle
 
 /// Builds the service: the catalog in the store directory, the document library, the metrics, the router (built-in
 /// routes, `/documents…` and `/events`), and the Hummingbird application bound to the configured host and port,
@@ -55,6 +57,66 @@ public func buildApplication(
         onServerRunning: onServerRunning,
         logger: logger
     )
+}
+
+/// Builds a cluster node (``StoreConfiguration/database`` set): as ``buildApplication(configuration:controllers:metrics:logger:keepAliveInterval:eventBufferBound:onServerRunning:)``,
+/// but the catalog and the event log are the shared PostgreSQL's (``PostgresCatalog``; its schema is brought up to
+/// date first, through a client of its own), every node's events reach this node's `/events` clients
+/// (``EventFanOutKind/postgres(_:pollInterval:)``), the store directory is shared with the other nodes (no store
+/// lock; request bodies stream into a directory of this node's own), and the PostgreSQL client runs as a service
+/// of the group.
+/// - Throws: ``CatalogError/cannotOpen(path:reason:)`` when the database cannot be reached within 10 s or migrated,
+///   or is newer than this build; the error of creating the upload directory.
+public func buildClusterApplication(
+    configuration: StoreConfiguration,
+    database: DatabaseAddress,
+    controllers: [any RouteController] = [],
+    metrics: StoreMetrics = StoreMetrics(),
+    logger: Logger = Logger(label: "quire.serve"),
+    keepAliveInterval: Duration = .seconds(15),
+    eventBufferBound: Int = 10_000,
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    // PostgresNIO logs every failed connection attempt at info (one line a second while the database is down):
+    // the node's own lines (a failing operation, a 503, `/health`) say it once, where it matters.
+    var clientLogger = logger
+    clientLogger.logLevel = max(logger.logLevel, .warning)
+    // The schema first, through a client that lives only for it: the node's own client runs in the group.
+    let migrating = PostgresClient(
+        configuration: database.clientConfiguration(connections: 2), backgroundLogger: clientLogger)
+    let migration = Task { await migrating.run() }
+    defer { migration.cancel() }
+    _ = try await PostgresCatalog.open(client: migrating, location: database.description, logger: logger)
+    let client = PostgresClient(configuration: database.clientConfiguration(), backgroundLogger: clientLogger)
+    let catalog = PostgresCatalog.opened(client: client, location: database.description, logger: logger)
+    let library = try DocumentLibrary(
+        catalog: catalog, configuration: configuration, metrics: metrics, logger: logger,
+        keepAliveInterval: keepAliveInterval, eventBufferBound: eventBufferBound, fanOut: .postgres(client))
+    let router = buildRouter(
+        configuration: configuration, catalog: catalog, metrics: metrics,
+        controllers: documentControllers(library: library, configuration: configuration) + controllers)
+    let server = HTTPServerBuilder.store(
+        library: library, metrics: metrics, logger: logger, logLevel: .info, serverName: "quire")
+    return Application(
+        router: router,
+        server: server,
+        configuration: ApplicationConfiguration(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "quire",
+            availableConnectionsDelegate: ConnectionCap(
+                maximum: ConnectionCap.fitting(configuration.maxConnections), logger: logger)),
+        services: [PostgresClientService(client: client), LibraryService(library: library)],
+        onServerRunning: onServerRunning,
+        logger: logger
+    )
+}
+
+/// Runs a `PostgresClient` as a service of the group: its connections live while the service runs.
+struct PostgresClientService: Service {
+    let client: PostgresClient
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await client.run() }
+    }
 }
 
 /// The controllers of the document routes (`/documents…`, `/events`) over `library`.

@@ -13,10 +13,15 @@ public struct LibraryService: Service {
         self.storeLock = storeLock
     }
 
-    /// Opens recent documents, waits for shutdown, closes everything, frees the store's lock. Throws nothing.
+    /// Opens recent documents, runs the event fan-out (a cluster node's follower of the shared log) until
+    /// shutdown, closes everything, frees the store's lock. Throws nothing.
     public func run() async throws {
         await library.openRecentDocuments()
-        try? await gracefulShutdown()
+        let fanOut = library.fanOut
+        await cancelWhenGracefulShutdown {
+            await fanOut.run()
+            try? await gracefulShutdown()
+        }
         await library.shutdown()
         storeLock?.release()
     }

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Logging
 import PostgresNIO
+import QuireTestSupport
 import Synchronization
 import Testing
 

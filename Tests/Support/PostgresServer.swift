@@ -10,25 +10,25 @@ import PostgresNIO
 /// loopback port, trusted local connections only, no fsync (the tests' data is thrown away). Started once per test
 /// process on first use and stopped when the process exits. PostgreSQL refuses to run as root, so when the tests
 /// run as root the server runs as Debian's `postgres` user (through `runuser`).
-final class PostgresServer: Sendable {
+public final class PostgresServer: Sendable {
     /// The port it listens on at 127.0.0.1.
-    let port: Int
+    public let port: Int
     /// The user every test database belongs to (a superuser: it creates the databases).
-    let user = "quire"
+    public let user = "quire"
     /// Its directory (data, log and Unix socket).
-    let directory: String
+    public let directory: String
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var started: Result<PostgresServer, any Error>?
 
     /// Why the server could not be started.
-    struct StartFailed: Error, CustomStringConvertible {
-        let description: String
+    public struct StartFailed: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// The test process's server, started on first use.
     /// - Throws: ``StartFailed`` when PostgreSQL is not installed or does not start (the message says why).
-    static func shared() throws -> PostgresServer {
+    public static func shared() throws -> PostgresServer {
         lock.lock()
         defer { lock.unlock() }
         if let started { return try started.get() }
@@ -157,7 +157,7 @@ final class PostgresServer: Sendable {
     }
 
     /// The client configuration for `database` on this server.
-    func configuration(database: String) -> PostgresClient.Configuration {
+    public func configuration(database: String) -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(
             host: "127.0.0.1", port: port, username: user, password: nil, database: database, tls: .disable)
         configuration.options.minimumConnections = 0
@@ -165,8 +165,11 @@ final class PostgresServer: Sendable {
         return configuration
     }
 
+    /// The URL of `database` on this server, as `quire serve --database` takes it.
+    public func url(database: String) -> String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
+
     /// Makes a new, empty database and returns its name.
-    func createDatabase() async throws -> String {
+    public func createDatabase() async throws -> String {
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try await Self.withClient(configuration(database: "postgres")) { client in
             _ = try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
@@ -175,7 +178,7 @@ final class PostgresServer: Sendable {
     }
 
     /// Runs `body` with a running client for `configuration`; the client stops when `body` returns or throws.
-    static func withClient<T: Sendable>(
+    public static func withClient<T: Sendable>(
         _ configuration: PostgresClient.Configuration, _ body: @Sendable (PostgresClient) async throws -> T
     ) async throws -> T {
         let client = PostgresClient(configuration: configuration, backgroundLogger: Logger(label: "test.postgres"))
