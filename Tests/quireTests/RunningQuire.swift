@@ -23,15 +23,25 @@ final class RunningQuire: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = outputPipe
         process.standardError = errorPipe
+        // A reader thread per pipe, with blocking reads: Foundation's readabilityHandler is a dispatch source on
+        // the descriptor, and ending it from its own handler while the handle closes crashed the test process in
+        // libdispatch's event loop (seen once in a full run).
         for (pipe, isOutput) in [(outputPipe, true), (errorPipe, false)] {
-            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let data = handle.availableData
-                if data.isEmpty { handle.readabilityHandler = nil }
-                guard let self else { return }
-                condition.withLock {
-                    if data.isEmpty { openPipes -= 1 }
-                    if isOutput { output.append(data) } else { error.append(data) }
-                    condition.broadcast()
+            let handle = pipe.fileHandleForReading
+            Thread.detachNewThread { [weak self] in
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let count = read(handle.fileDescriptor, &buffer, buffer.count)
+                    if count < 0, errno == EINTR { continue }
+                    let data = count > 0 ? Data(buffer[0..<count]) : Data()
+                    if let self {
+                        self.condition.withLock {
+                            if data.isEmpty { self.openPipes -= 1 }
+                            if isOutput { self.output.append(data) } else { self.error.append(data) }
+                            self.condition.broadcast()
+                        }
+                    }
+                    if count <= 0 { return }
                 }
             }
         }

@@ -24,8 +24,8 @@ struct StoreHelpTests {
         colon-separated, QUIRE_TOKEN, QUIRE_COORDINATION_SCOPE, QUIRE_MAX_UPLOAD_BYTES,
         QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI, QUIRE_UPLOAD_BUDGET_BYTES, QUIRE_HEADER_TIMEOUT_SECONDS,
         QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MAX_CONNECTIONS, QUIRE_PDF_WORKERS, QUIRE_PDF_DEADLINE_SECONDS,
-        QUIRE_PDF_MEMORY_MIB), which beat the --config file, which beats the built-in defaults
-        (config/quire.json; config/README.md lists every key). Prints "quire serve: listening on
+        QUIRE_PDF_MEMORY_MIB, QUIRE_DATABASE), which beat the --config file, which beats the built-in
+        defaults (config/quire.json; config/README.md lists every key). Prints "quire serve: listening on
         http://HOST:PORT" on standard output once it accepts connections (with the port chosen when --port
         is 0); the log goes to standard error. SIGINT or SIGTERM stops it gracefully.
 
@@ -43,6 +43,9 @@ struct StoreHelpTests {
           --store <dir>           The store directory: uploads and the catalog (default: ./.quire-data).
           --root <dir>            A directory whose files may be registered by path; repeat for more.
           --token <token>         The bearer token every change must carry (default: none).
+          --database <url>        Run as a cluster node on this PostgreSQL,
+                                  postgres://user[:password]@host[:port]/database (default: one node on
+                                  SQLite).
           --coordination-scope <user|process>
                                   Coordinate with every process of the user, or only within the service.
           --max-upload-bytes <n>  The largest PDF an upload may send, in bytes (default: 104857600).

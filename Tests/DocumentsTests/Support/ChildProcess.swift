@@ -37,10 +37,17 @@ final class ChildProcess: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            self?.received(data)
+        // A reader thread with blocking reads, not Foundation's readabilityHandler (a dispatch source on the
+        // descriptor, whose end from its own handler crashed a test process in libdispatch's event loop).
+        let handle = output.fileHandleForReading
+        Thread.detachNewThread { [weak self] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = read(handle.fileDescriptor, &buffer, buffer.count)
+                if count < 0, errno == EINTR { continue }
+                self?.received(count > 0 ? Data(buffer[0..<count]) : Data())
+                if count <= 0 { return }
+            }
         }
         process.terminationHandler = { [weak self] _ in
             guard let self else { return }
