@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import QuireTestSupport
 import StoreClient
 import Testing
@@ -73,6 +76,82 @@ struct ClusterTests {
             let replay = EventRecorder(client: cluster.clients[1], after: 0)
             defer { replay.cancel() }
             #expect(try await replay.waitForEvents(3).map(\.id) == ids)
+        } catch {
+            await cluster.shutdown()
+            throw error
+        }
+        await cluster.shutdown()
+    }
+
+    /// `PUT /documents/{id}/content` with `If-Match`: the status.
+    static func putContent(_ pdf: Data, node: String, id: String, ifMatch etag: String) async throws -> Int {
+        var request = URLRequest(url: URL(string: node + "/documents/\(id)/content")!)
+        request.httpMethod = "PUT"
+        request.httpBody = pdf
+        request.setValue("application/pdf", forHTTPHeaderField: "Content-Type")
+        request.setValue(etag, forHTTPHeaderField: "If-Match")
+        request.timeoutInterval = 30
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    @Test("two PUTs with one If-Match through two nodes at once: exactly one wins, the other gets 412")
+    func ifMatchAcrossNodes() async throws {
+        let cluster = try await Cluster()
+        // Every PUT writes bytes the document has never had, so that the winner's changes its tag.
+        let versions = try ["one-page.pdf", "mixed-sizes.pdf", "page-labels.pdf", "metadata.pdf", "annotations.pdf",
+            "linearized.pdf", "hundred-pages.pdf"].map { try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture($0))) }
+        do {
+            let uploaded = try await cluster.clients[0].upload(pdf: versions[0])
+            for round in 0..<3 {
+                let etag = try await cluster.clients[0].document(uploaded.id).etag
+                let bodies = (versions[1 + 2 * round], versions[2 + 2 * round])
+                let urls = (cluster.nodes[1].url, cluster.nodes[2].url)
+                async let a = Self.putContent(bodies.0, node: urls.0, id: uploaded.id, ifMatch: etag)
+                async let b = Self.putContent(bodies.1, node: urls.1, id: uploaded.id, ifMatch: etag)
+                let statuses = try await [a, b].sorted()
+                #expect(statuses == [200, 412], "round \(round): \(statuses)")
+            }
+        } catch {
+            await cluster.shutdown()
+            throw error
+        }
+        await cluster.shutdown()
+    }
+
+    @Test("one external cp over a registered file that every node holds open gives exactly one changed event cluster-wide")
+    func externalChangeOnce() async throws {
+        let cluster = try await Cluster()
+        do {
+            let shared = cluster.sandboxes[0]
+            let path = try shared.copyFixture("one-page.pdf", as: "report.pdf")
+            let registered = try await cluster.clients[0].register(files: [path])
+            for client in cluster.clients { _ = try await client.document(registered.id) }  // open on every node
+            let recorder = EventRecorder(client: cluster.clients[2], after: 0)
+            defer { recorder.cancel() }
+            _ = try await recorder.waitForEvents(1)  // created
+            let replacement = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("mixed-sizes.pdf")))
+            try replacement.write(to: URL(fileURLWithPath: path))  // a plain overwrite, as cp does
+            _ = try await recorder.waitForEvents(2)
+            // Every node has taken the change in (its info has the new tag) before the marker is made, so that a
+            // second `changed` from a slower node would come before the marker's `created`.
+            var tags: [String] = []
+            let deadline = ContinuousClock.now + .seconds(20)
+            repeat {
+                tags = []
+                for client in cluster.clients { tags.append(try await client.document(registered.id).etag) }
+                if Set(tags).count == 1, tags[0] != registered.etag { break }
+                try await Task.sleep(for: .milliseconds(20))
+            } while ContinuousClock.now < deadline
+            #expect(Set(tags).count == 1 && tags[0] != registered.etag, "tags by node: \(tags), first \(registered.etag); events \(recorder.events.map { "\($0.id) \($0.type)" })")
+            let marker = try await cluster.clients[1].upload(
+                pdf: try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf"))))
+            let events = try await eventually("the marker's created event") {
+                let events = recorder.events
+                return events.contains { $0.document == marker.id } ? events : nil
+            }
+            let changes = events.filter { $0.document == registered.id && $0.type == .changed }
+            #expect(changes.count == 1, "\(events.map { "\($0.id) \($0.type) \($0.document)" })")
         } catch {
             await cluster.shutdown()
             throw error

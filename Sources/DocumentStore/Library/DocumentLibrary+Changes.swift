@@ -66,6 +66,9 @@ extension DocumentLibrary {
             watchDormant(open.id, paths: open.providers.map(\.fileURL.path))
             return
         }
+        // The document reloaded: its cached answers are stale even when no event follows (in a cluster, another
+        // node may have recorded this change already).
+        open.invalidateInfo()
         guard let record = try? await catalog.document(open.id) else { return }
         let files = (try? await blocking { open.measureFiles() }) ?? open.files
         var updated = Self.updated(record, from: open, files: files)

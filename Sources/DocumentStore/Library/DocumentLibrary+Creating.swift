@@ -45,7 +45,8 @@ extension DocumentLibrary {
             throw ProblemDetails.invalidParameter("files", "a file may appear only once in a document")
         }
         // One registration at a time: two registrations of one file must not both find it free.
-        return try await registrations.run {
+        let locks = locks
+        return try await registrations.run { try await locks.withLock("registrations") {
             let known = try await catalog.documents().filter { $0.state != .deleted }
             if let same = known.first(where: { $0.files == resolved }) {
                 let (info, tag) = try await info(same.id, password: password)
@@ -71,7 +72,7 @@ extension DocumentLibrary {
             let (info, tag) = try await create(
                 DocumentID.random(), files: resolved, origin: .registered, password: password)
             return (info, tag, true)
-        }
+        } }
     }
 
     /// Enters a document whose files are in place: opens it, records it with a `created` event, answers its info.

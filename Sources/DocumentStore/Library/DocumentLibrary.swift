@@ -33,6 +33,9 @@ public final class DocumentLibrary: Sendable {
     let events: EventBroadcaster
     /// How the events of the log reach ``events`` (this node's commits only, or every node's).
     let fanOut: any EventFanOut
+    /// What serializes operations on one document beyond its lane: nothing for one node, an advisory lock of the
+    /// shared PostgreSQL in a cluster.
+    let locks: any DocumentLocks
     let pool: NIOThreadPool
     /// The worker processes that render pages and extract text (the service's own process parses documents
     /// only to open them and to keep their edits).
@@ -74,25 +77,28 @@ public final class DocumentLibrary: Sendable {
     ///   - keepAliveInterval: how often an idle event stream gets a keep-alive comment.
     ///   - eventBufferBound: how many items an event stream may fall behind before it is ended (its client
     ///     resumes from the log with `Last-Event-ID`).
-    ///   - fanOut: how events reach the live streams: this node's as they commit (one node), or every node's
-    ///     from the shared log (a cluster; the library's service runs the follower).
+    ///   - cluster: nil for one node; for a cluster node, the PostgreSQL connections through which every node's
+    ///     events reach this node's live streams (a follower of the shared log, run by the library's service)
+    ///     and through which operations on one document are serialized across the nodes.
     /// - Throws: `CocoaError` when the upload directory cannot be created, a `DataProviderError` when it or a
     ///   root cannot be opened.
     public init(
         catalog: any CatalogDatabase, configuration: StoreConfiguration, metrics: StoreMetrics, logger: Logger,
-        keepAliveInterval: Duration = .seconds(15), eventBufferBound: Int = 10_000, fanOut: EventFanOutKind = .local
+        keepAliveInterval: Duration = .seconds(15), eventBufferBound: Int = 10_000, cluster: ClusterLink? = nil
     ) throws {
         self.catalog = catalog
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
         events = EventBroadcaster(keepAliveInterval: keepAliveInterval, bufferBound: eventBufferBound, logger: logger)
-        switch fanOut {
-        case .local:
-            self.fanOut = LocalEventFanOut(broadcaster: events)
-        case .postgres(let client, let pollInterval):
-            self.fanOut = LogFollowingFanOut(
-                broadcaster: events, log: catalog, client: client, pollInterval: pollInterval, logger: logger)
+        if let cluster {
+            fanOut = LogFollowingFanOut(
+                broadcaster: events, log: catalog, client: cluster.client, pollInterval: cluster.pollInterval,
+                logger: logger)
+            locks = AdvisoryDocumentLocks(client: cluster.lockClient, timeout: cluster.lockTimeout)
+        } else {
+            fanOut = LocalEventFanOut(broadcaster: events)
+            locks = LocalDocumentLocks()
         }
         // One thread per core for the store's own blocking work, and one per PDF worker: opening a document waits
         // for a worker's probe on one of these threads, and slow probes must not leave none for other documents.
@@ -127,6 +133,29 @@ public final class DocumentLibrary: Sendable {
         try FileManager.default.createDirectory(
             at: incomingDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         uploadBudget = UploadBudget(limit: configuration.uploadBudgetBytes)
+        (self.fanOut as? LogFollowingFanOut)?.otherNodeRecorded.withLock {
+            $0 = { [weak self] event in self?.otherNodeRecorded(event) }
+        }
+    }
+
+    /// Another node of the cluster recorded `event`: a document this node holds open and clean, whose record now
+    /// says another version (or that it is gone), is forgotten (in its lane, after what runs there) and watched
+    /// while dormant again; the next request opens it from the catalog and its files. One with unsaved edits or in
+    /// conflict stays: its own presenters tell it of its files.
+    func otherNodeRecorded(_ event: StoreEvent) {
+        let id = event.documentID
+        guard state.withLock({ $0.open[id] }) != nil else { return }
+        Task {
+            _ = try? await lane(id).run {
+                guard let open = self.state.withLock({ $0.open[id] }),
+                    !open.document.hasUnsavedChanges, open.document.conflict == nil
+                else { return }
+                let record = try await self.catalog.document(id)
+                guard record == nil || record?.etag != OpenDocument.tag(of: open.files) else { return }
+                self.forget(id)
+                if let record, record.state != .deleted { self.watchDormant(id, paths: record.files) }
+            }
+        }
     }
 
     /// Streams a request body into a temporary file of ``incomingDirectory`` (see ``IncomingUpload``), within

@@ -2,14 +2,30 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// Which live fan-out a library uses: how the events in its log reach its `GET /events` clients.
-public enum EventFanOutKind: Sendable {
-    /// One node: each event this node records goes to its clients as it commits.
-    case local
-    /// A cluster on one PostgreSQL: every node's clients get every node's events, read from the shared log in id
-    /// order, woken by `LISTEN quire_events` and, should a notification be lost (a dropped connection), by a poll
-    /// of the log every `pollInterval`.
-    case postgres(PostgresClient, pollInterval: Duration = .seconds(1))
+/// What a library needs of a cluster's PostgreSQL beyond its catalog: the connections that carry the event
+/// notifications and the per-document locks (see ``buildClusterApplication(configuration:database:controllers:metrics:logger:keepAliveInterval:eventBufferBound:onServerRunning:)``).
+/// Both clients must run (as services of the group) while the library is used.
+public struct ClusterLink: Sendable {
+    /// The client whose connections listen to `quire_events`.
+    public var client: PostgresClient
+    /// The client whose connections hold the per-document advisory locks (one connection per document
+    /// operation running; a pool of its own, so that holding locks never starves the catalog's queries).
+    public var lockClient: PostgresClient
+    /// How often the event follower reads the log even without a notification.
+    public var pollInterval: Duration
+    /// How long a document operation waits for another node's operation on the same document.
+    public var lockTimeout: Duration
+
+    /// Makes the link.
+    public init(
+        client: PostgresClient, lockClient: PostgresClient, pollInterval: Duration = .seconds(1),
+        lockTimeout: Duration = .seconds(10)
+    ) {
+        self.client = client
+        self.lockClient = lockClient
+        self.pollInterval = pollInterval
+        self.lockTimeout = lockTimeout
+    }
 }
 
 /// How the events in the log reach this node's live subscribers (see ``EventFanOutKind``).
@@ -43,6 +59,10 @@ final class LogFollowingFanOut: EventFanOut {
     private let wakes: AsyncStream<Void>
     /// The id of the last event handed on; nil until the follower starts (it starts after the log's last id).
     private let delivered = Mutex<Int64?>(nil)
+    /// The ids of the events this node committed and the follower has not handed on yet.
+    private let mine = Mutex<Set<Int64>>([])
+    /// Told of each event another node recorded, as it is handed on (the library forgets what it holds stale).
+    let otherNodeRecorded = Mutex<(@Sendable (StoreEvent) -> Void)?>(nil)
 
     init(
         broadcaster: EventBroadcaster, log: any EventLog, client: PostgresClient, pollInterval: Duration,
@@ -56,7 +76,10 @@ final class LogFollowingFanOut: EventFanOut {
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    func committed(_ event: StoreEvent) { wake.yield() }
+    func committed(_ event: StoreEvent) {
+        if let id = event.id { mine.withLock { _ = $0.insert(id) } }
+        wake.yield()
+    }
 
     /// The id the follower starts after: the log's last id when the node starts (subscribers connected before
     /// that have nothing to miss; a client that has seen less resumes from the log with `Last-Event-ID`).
@@ -99,10 +122,12 @@ final class LogFollowingFanOut: EventFanOut {
                 logger.warning("the event follower cannot read the log", metadata: ["error": "\(error)"])
                 return
             }
+            let told = otherNodeRecorded.withLock { $0 }
             for event in events {
                 guard let id = event.id else { continue }
                 broadcaster.publish(event)
                 delivered.withLock { $0 = id }
+                if mine.withLock({ $0.remove(id) }) == nil { told?(event) }
             }
             if events.count < 500 { return }
         }
@@ -122,9 +147,10 @@ final class LogFollowingFanOut: EventFanOut {
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
-                    let notifications = try await connection.listen(PostgresCatalog.notificationChannel)
-                    self.wake.yield()  // whatever was appended while no one listened
-                    for try await _ in notifications { self.wake.yield() }
+                    try await connection.listen(on: PostgresCatalog.notificationChannel) { notifications in
+                        self.wake.yield()  // whatever was appended while no one listened
+                        for try await _ in notifications { self.wake.yield() }
+                    }
                 }
             } catch {
                 if Task.isCancelled { return }

@@ -50,10 +50,12 @@ struct DocumentLane: Sendable {
     let library: DocumentLibrary
     let id: DocumentID
 
-    /// Runs `body` once every operation on the document that arrived before it has finished.
+    /// Runs `body` once every operation on the document that arrived before it has finished (on this node, then,
+    /// in a cluster, on every node: the document's lock is taken inside its lane).
     func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         let lane = library.enterLane(id)
         defer { library.leaveLane(id) }
-        return try await lane.run(body)
+        let locks = library.locks
+        return try await lane.run { try await locks.withLock("document \(id.rawValue)", body) }
     }
 }

@@ -88,10 +88,14 @@ public func buildClusterApplication(
     defer { migration.cancel() }
     _ = try await PostgresCatalog.open(client: migrating, location: database.description, logger: logger)
     let client = PostgresClient(configuration: database.clientConfiguration(), backgroundLogger: clientLogger)
+    // Per-document locks hold a connection each for an operation's length: a pool of their own.
+    let lockClient = PostgresClient(
+        configuration: database.clientConfiguration(connections: 64), backgroundLogger: clientLogger)
     let catalog = PostgresCatalog.opened(client: client, location: database.description, logger: logger)
     let library = try DocumentLibrary(
         catalog: catalog, configuration: configuration, metrics: metrics, logger: logger,
-        keepAliveInterval: keepAliveInterval, eventBufferBound: eventBufferBound, fanOut: .postgres(client))
+        keepAliveInterval: keepAliveInterval, eventBufferBound: eventBufferBound,
+        cluster: ClusterLink(client: client, lockClient: lockClient))
     let router = buildRouter(
         configuration: configuration, catalog: catalog, metrics: metrics,
         controllers: documentControllers(library: library, configuration: configuration) + controllers)
@@ -104,7 +108,10 @@ public func buildClusterApplication(
             address: .hostname(configuration.host, port: configuration.port), serverName: "quire",
             availableConnectionsDelegate: ConnectionCap(
                 maximum: ConnectionCap.fitting(configuration.maxConnections), logger: logger)),
-        services: [PostgresClientService(client: client), LibraryService(library: library)],
+        services: [
+            PostgresClientService(client: client), PostgresClientService(client: lockClient),
+            LibraryService(library: library),
+        ],
         onServerRunning: onServerRunning,
         logger: logger
     )
