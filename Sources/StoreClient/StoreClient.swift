@@ -64,6 +64,12 @@ public final class StoreClient: Sendable {
         try await decode(ServiceHealth.self, from: send(.GET, "/health"))
     }
 
+    /// `GET /nodes`: the nodes that serve the store (one, or a cluster's).
+    /// - Throws: ``StoreClientError``.
+    public func nodes() async throws -> ServiceNodes {
+        try await decode(ServiceNodes.self, from: send(.GET, "/nodes"))
+    }
+
     /// `GET /documents`: every document, oldest first.
     /// - Throws: ``StoreClientError``.
     public func documents() async throws -> [DocumentSummary] {

@@ -73,7 +73,7 @@ struct Serve: AsyncParsableCommand {
         do {
             return try await buildClusterApplication(
                 configuration: configuration, database: database, metrics: metrics,
-                logger: Logger(label: "quire.serve")
+                logger: Logger(label: "quire.serve"), version: QuireVersion.current
             ) { channel in Self.announce(channel, configuration) }
         } catch {
             throw ServiceFailure.storeFailure(error, configuration: configuration)
@@ -86,7 +86,8 @@ struct Serve: AsyncParsableCommand {
     {
         do {
             return try buildApplication(
-                configuration: configuration, metrics: metrics, logger: Logger(label: "quire.serve")
+                configuration: configuration, metrics: metrics, logger: Logger(label: "quire.serve"),
+                version: QuireVersion.current
             ) { channel in Self.announce(channel, configuration) }
         } catch {
             throw ServiceFailure.storeFailure(error, configuration: configuration)

@@ -16,7 +16,11 @@ struct Status: AsyncParsableCommand {
                     let conflict = summary.state == .conflict ? try await Self.conflict(of: summary.id, client) : nil
                     entries.append(StatusReport.Entry(summary, conflict: conflict))
                 }
-                return StatusReport(server: client.server, documents: entries)
+                // The nodes of a cluster (a service without /nodes, or one node, lists none).
+                let nodes = try? await client.nodes()
+                return StatusReport(
+                    server: client.server, documents: entries,
+                    nodes: nodes.flatMap { $0.cluster ? $0.nodes : nil })
             }
             StandardStreams.print(arguments.server.json ? try JSONOutput.encode(report) + "\n" : report.text)
         }

@@ -60,19 +60,26 @@ struct StatusReport: Encodable {
 
     var server: String
     var documents: [Entry]
+    /// A cluster's nodes; nil (and absent from the JSON) for one node.
+    var nodes: [ServiceNodes.Node]?
 
     /// A table for people: a header and one row per document, columns as wide as their widest cell.
     var text: String {
-        guard !documents.isEmpty else { return "no documents at \(server)\n" }
-        let header = ["ID", "STATE", "WHY", "PAGES", "SIZE", "TITLE"]
-        let rows = documents.map { entry in
-            [
-                entry.id, entry.state.rawValue, entry.why ?? "-", String(entry.pageCount),
-                Self.byteCount(entry.size), entry.title ?? "-",
-            ]
+        documentsText + (nodes.map(Self.nodesText) ?? "")
+    }
+
+    /// The cluster's nodes: a blank line, then a table (ID, ADDRESS, VERSION, STARTED, LAST HEARTBEAT, OPEN, LIVE).
+    static func nodesText(_ nodes: [ServiceNodes.Node]) -> String {
+        let header = ["NODE", "ADDRESS", "VERSION", "STARTED", "LAST HEARTBEAT", "OPEN", "LIVE"]
+        let rows = nodes.map {
+            [$0.id, $0.address, $0.version, $0.startedAt, $0.lastHeartbeat, String($0.openDocuments), $0.live ? "yes" : "no"]
         }
+        return "\n" + table(header: header, rows: rows, rightAligned: [5])
+    }
+
+    /// Rows under a header, columns as wide as their widest cell, the last one unpadded.
+    static func table(header: [String], rows: [[String]], rightAligned: Set<Int>) -> String {
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        let rightAligned: Set<Int> = [3, 4]
         return ([header] + rows).map { cells in
             cells.indices.map { column -> String in
                 let cell = cells[column]
@@ -83,6 +90,19 @@ struct StatusReport: Encodable {
             .joined(separator: "  ")
         }
         .joined(separator: "\n") + "\n"
+    }
+
+    /// The documents: a table for people, one row per document.
+    private var documentsText: String {
+        guard !documents.isEmpty else { return "no documents at \(server)\n" }
+        let header = ["ID", "STATE", "WHY", "PAGES", "SIZE", "TITLE"]
+        let rows = documents.map { entry in
+            [
+                entry.id, entry.state.rawValue, entry.why ?? "-", String(entry.pageCount),
+                Self.byteCount(entry.size), entry.title ?? "-",
+            ]
+        }
+        return Self.table(header: header, rows: rows, rightAligned: [3, 4])
     }
 
     /// `812 B`, `4.2 KiB`, `1.5 MiB`.

@@ -7,7 +7,7 @@ struct OpenAPIDocumentTests {
     /// Every route of DESIGN.md §5 (§5.3: the versions), and the web page's two (issue 18), as method and path template.
     static let designRoutes: [(method: String, path: String)] = [
         ("get", "/"), ("get", "/assets/{name}"),
-        ("get", "/health"), ("get", "/metrics"), ("get", "/openapi.yaml"),
+        ("get", "/health"), ("get", "/nodes"), ("get", "/metrics"), ("get", "/openapi.yaml"),
         ("get", "/documents"), ("post", "/documents"),
         ("get", "/documents/{id}"), ("delete", "/documents/{id}"),
         ("get", "/documents/{id}/content"), ("put", "/documents/{id}/content"),

@@ -159,6 +159,59 @@ struct ClusterTests {
         await cluster.shutdown()
     }
 
+    @Test("every node lists the three nodes alive, quire status shows them; a node killed with SIGKILL is shown dead within 10 s while the others go on")
+    func nodesAndHeartbeats() async throws {
+        let cluster = try await Cluster()
+        do {
+            for client in cluster.clients {
+                let listed = try await client.nodes()
+                #expect(listed.cluster)
+                #expect(listed.nodes.count == 3)
+                #expect(listed.nodes.allSatisfy { $0.live })
+            }
+            let ports = Set(try await cluster.clients[0].nodes().nodes.compactMap { Int($0.address.split(separator: ":").last ?? "") })
+            #expect(ports == Set(cluster.nodes.map(\.port)))
+            let status = try cluster.sandboxes[0].quire(["status", "--server", cluster.nodes[0].url])
+            #expect(status.status == 0, "\(status.standardError)")
+            #expect(status.output.contains("NODE"), "\(status.output)")
+            #expect(status.output.split(separator: "\n").filter { $0.hasSuffix("yes") }.count == 3, "\(status.output)")
+
+            kill(cluster.nodes[1].process.pid, SIGKILL)
+            let dead = try await eventually("node 2 shown dead", timeout: .seconds(10)) {
+                let nodes = try await cluster.clients[0].nodes().nodes
+                return nodes.filter { !$0.live }.count == 1 ? nodes : nil
+            }
+            #expect(dead.filter { $0.live }.count == 2)
+            let pdf = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf")))
+            let uploaded = try await cluster.clients[2].upload(pdf: pdf)
+            #expect(try await cluster.clients[0].document(uploaded.id).etag == uploaded.etag)
+        } catch {
+            await cluster.shutdown()
+            throw error
+        }
+        await cluster.shutdown()
+    }
+
+    @Test("one node lists itself, not as a cluster, and quire status prints no nodes")
+    func singleNode() async throws {
+        let sandbox = try CoordinationSandbox()
+        let service = try RunningService(sandbox: sandbox)
+        let client = try service.client()
+        do {
+            let listed = try await client.nodes()
+            #expect(!listed.cluster)
+            #expect(listed.nodes.map(\.id) == [listed.node])
+            #expect(listed.nodes.first?.address == "127.0.0.1:\(service.port)")
+            let status = try sandbox.quire(["status", "--server", service.url])
+            #expect(!status.output.contains("NODE"))
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        #expect(service.stop() == 0)
+    }
+
     @Test("a node whose database is unreachable says so in one line and exits 73")
     func unreachableDatabase() throws {
         let sandbox = try CoordinationSandbox()

@@ -14,9 +14,9 @@ import PostgresNIO
 ///
 /// The catalog does not own its `PostgresClient`: the client must run (`run()` in a task, or as a service of the
 /// service group) for as long as the catalog is used.
-public struct PostgresCatalog: CatalogDatabase {
+public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
     /// The schema version this build writes; a database at a newer one is refused when the catalog opens.
-    public static let schemaVersion: Int32 = 1
+    public static let schemaVersion: Int32 = 2
 
     /// The channel each append notifies with its event id.
     public static let notificationChannel = "quire_events"
@@ -98,7 +98,19 @@ public struct PostgresCatalog: CatalogDatabase {
             """,
             "CREATE TABLE quire_event_counter (last bigint NOT NULL)",
             "INSERT INTO quire_event_counter (last) VALUES (0)",
-        ]
+        ],
+        [
+            """
+            CREATE TABLE quire_nodes (
+                id text PRIMARY KEY,
+                address text NOT NULL,
+                version text NOT NULL,
+                started_at bigint NOT NULL,
+                heartbeat_at bigint NOT NULL,
+                open_documents bigint NOT NULL DEFAULT 0
+            )
+            """
+        ],
     ]
 
     private func migrate() async throws {
@@ -277,6 +289,68 @@ public struct PostgresCatalog: CatalogDatabase {
                 last = value
             }
             return last
+        }
+    }
+
+    // MARK: NodeRegistry
+
+    /// The database's clock in milliseconds since 1970: every node's heartbeat is dated by one clock.
+    private static let now: String = "(extract(epoch from clock_timestamp()) * 1000)::bigint"
+
+    /// Records that `node` is alive now (the database's clock), adding it if it is new.
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func heartbeat(_ node: NodeRecord) async throws {
+        let client = client
+        let logger = logger
+        let started = node.startedAt.catalogMilliseconds
+        let open = Int64(node.openDocuments)
+        let query: PostgresQuery = """
+            INSERT INTO quire_nodes (id, address, version, started_at, heartbeat_at, open_documents)
+            VALUES (\(node.id), \(node.address), \(node.version), \(started), \(unescaped: Self.now), \(open))
+            ON CONFLICT (id) DO UPDATE SET address = EXCLUDED.address, open_documents = EXCLUDED.open_documents,
+                heartbeat_at = \(unescaped: Self.now)
+            """
+        try await naming("record node \(node.id)'s heartbeat") {
+            _ = try await client.query(query, logger: logger)
+        }
+    }
+
+    /// Every node known, oldest start first, with whether its last heartbeat is within `liveness` (by the
+    /// database's clock).
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func nodes(liveness: Duration) async throws -> [(node: NodeRecord, isLive: Bool)] {
+        let client = client
+        let logger = logger
+        let window = liveness.components.seconds * 1000 + liveness.components.attoseconds / 1_000_000_000_000_000
+        let query: PostgresQuery = """
+            SELECT id, address, version, started_at, heartbeat_at, open_documents,
+                heartbeat_at > \(unescaped: Self.now) - \(Int64(window))
+            FROM quire_nodes ORDER BY started_at, id
+            """
+        return try await naming("list the nodes") {
+            var nodes: [(node: NodeRecord, isLive: Bool)] = []
+            for try await row in try await client.query(query, logger: logger)
+                .decode((String, String, String, Int64, Int64, Int64, Bool).self)
+            {
+                nodes.append(
+                    (
+                        NodeRecord(
+                            id: row.0, address: row.1, version: row.2, startedAt: Date(catalogMilliseconds: row.3),
+                            lastHeartbeat: Date(catalogMilliseconds: row.4), openDocuments: Int(row.5)),
+                        row.6
+                    ))
+            }
+            return nodes
+        }
+    }
+
+    /// Removes a node.
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func leave(_ id: String) async throws {
+        let client = client
+        let logger = logger
+        try await naming("remove node \(id)") {
+            _ = try await client.query("DELETE FROM quire_nodes WHERE id = \(id)", logger: logger)
         }
     }
 

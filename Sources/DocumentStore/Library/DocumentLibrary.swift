@@ -36,6 +36,8 @@ public final class DocumentLibrary: Sendable {
     /// What serializes operations on one document beyond its lane: nothing for one node, an advisory lock of the
     /// shared PostgreSQL in a cluster.
     let locks: any DocumentLocks
+    /// This node in the store's node registry (itself alone, or a cluster's nodes).
+    public let membership: NodeMembership
     let pool: NIOThreadPool
     /// The worker processes that render pages and extract text (the service's own process parses documents
     /// only to open them and to keep their edits).
@@ -80,11 +82,13 @@ public final class DocumentLibrary: Sendable {
     ///   - cluster: nil for one node; for a cluster node, the PostgreSQL connections through which every node's
     ///     events reach this node's live streams (a follower of the shared log, run by the library's service)
     ///     and through which operations on one document are serialized across the nodes.
+    ///   - version: The Quire version the node reports in the node registry.
     /// - Throws: `CocoaError` when the upload directory cannot be created, a `DataProviderError` when it or a
     ///   root cannot be opened.
     public init(
         catalog: any CatalogDatabase, configuration: StoreConfiguration, metrics: StoreMetrics, logger: Logger,
-        keepAliveInterval: Duration = .seconds(15), eventBufferBound: Int = 10_000, cluster: ClusterLink? = nil
+        keepAliveInterval: Duration = .seconds(15), eventBufferBound: Int = 10_000, cluster: ClusterLink? = nil,
+        version: String = "unknown"
     ) throws {
         self.catalog = catalog
         self.configuration = configuration
@@ -96,9 +100,11 @@ public final class DocumentLibrary: Sendable {
                 broadcaster: events, log: catalog, client: cluster.client, pollInterval: cluster.pollInterval,
                 logger: logger)
             locks = AdvisoryDocumentLocks(client: cluster.lockClient, timeout: cluster.lockTimeout)
+            membership = NodeMembership(registry: cluster.registry, version: version, logger: logger)
         } else {
             fanOut = LocalEventFanOut(broadcaster: events)
             locks = LocalDocumentLocks()
+            membership = NodeMembership(registry: LocalNodeRegistry(), version: version, logger: logger)
         }
         // One thread per core for the store's own blocking work, and one per PDF worker: opening a document waits
         // for a worker's probe on one of these threads, and slow probes must not leave none for other documents.
@@ -240,6 +246,15 @@ public final class DocumentLibrary: Sendable {
                 state.lanes[id]?.users -= 1
             }
         }
+    }
+
+    /// How many documents are open.
+    var openDocumentCount: Int { state.withLock { $0.open.count } }
+
+    /// The nodes of the store (this one alone, or a cluster's), with whether each is alive.
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)`` when the registry cannot be read.
+    public func nodes() async throws -> [(node: NodeRecord, isLive: Bool)] {
+        try await membership.registry.nodes(liveness: NodeMembership.liveness)
     }
 
     /// How many documents have a lane (an operation running or waiting): 0 when the library is idle.

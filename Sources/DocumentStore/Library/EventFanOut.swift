@@ -15,13 +15,16 @@ public struct ClusterLink: Sendable {
     public var pollInterval: Duration
     /// How long a document operation waits for another node's operation on the same document.
     public var lockTimeout: Duration
+    /// The cluster's node registry (the catalog's database).
+    public var registry: any NodeRegistry
 
     /// Makes the link.
     public init(
-        client: PostgresClient, lockClient: PostgresClient, pollInterval: Duration = .seconds(1),
-        lockTimeout: Duration = .seconds(10)
+        client: PostgresClient, lockClient: PostgresClient, registry: any NodeRegistry,
+        pollInterval: Duration = .seconds(1), lockTimeout: Duration = .seconds(10)
     ) {
         self.client = client
+        self.registry = registry
         self.lockClient = lockClient
         self.pollInterval = pollInterval
         self.lockTimeout = lockTimeout

@@ -21,6 +21,7 @@ import ServiceLifecycle
 ///   - keepAliveInterval: How often an idle event stream gets a keep-alive comment.
 ///   - eventBufferBound: How many items an event stream may fall behind before it is ended (its client resumes
 ///     with `Last-Event-ID`).
+///   - version: The Quire version the node reports (`GET /nodes`, `quire status`).
 ///   - onServerRunning: Called once the server listens, with its channel (whose `localAddress` has the port
 ///     chosen when the configured port is 0).
 /// - Throws: ``StoreLockError`` when another service holds the store (or its lock cannot be taken),
@@ -33,6 +34,7 @@ public func buildApplication(
     logger: Logger = Logger(label: "quire.serve"),
     keepAliveInterval: Duration = .seconds(15),
     eventBufferBound: Int = 10_000,
+    version: String = "unknown",
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     // One service per store: the lock comes before the catalog, and is held until the library shuts down.
@@ -40,7 +42,7 @@ public func buildApplication(
     let catalog = try Catalog(storeDirectory: configuration.storeDirectory)
     let library = try DocumentLibrary(
         catalog: catalog, configuration: configuration, metrics: metrics, logger: logger,
-        keepAliveInterval: keepAliveInterval, eventBufferBound: eventBufferBound)
+        keepAliveInterval: keepAliveInterval, eventBufferBound: eventBufferBound, version: version)
     let router = buildRouter(
         configuration: configuration, catalog: catalog, metrics: metrics,
         controllers: documentControllers(library: library, configuration: configuration) + controllers)
@@ -54,7 +56,11 @@ public func buildApplication(
             availableConnectionsDelegate: ConnectionCap(
                 maximum: ConnectionCap.fitting(configuration.maxConnections), logger: logger)),
         services: [LibraryService(library: library, storeLock: storeLock)],
-        onServerRunning: onServerRunning,
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            library.membership.listening(at: "\(configuration.host):\(port)")
+            await onServerRunning(channel)
+        },
         logger: logger
     )
 }
@@ -75,6 +81,7 @@ public func buildClusterApplication(
     logger: Logger = Logger(label: "quire.serve"),
     keepAliveInterval: Duration = .seconds(15),
     eventBufferBound: Int = 10_000,
+    version: String = "unknown",
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     // PostgresNIO logs every failed connection attempt at info (one line a second while the database is down):
@@ -95,7 +102,7 @@ public func buildClusterApplication(
     let library = try DocumentLibrary(
         catalog: catalog, configuration: configuration, metrics: metrics, logger: logger,
         keepAliveInterval: keepAliveInterval, eventBufferBound: eventBufferBound,
-        cluster: ClusterLink(client: client, lockClient: lockClient))
+        cluster: ClusterLink(client: client, lockClient: lockClient, registry: catalog), version: version)
     let router = buildRouter(
         configuration: configuration, catalog: catalog, metrics: metrics,
         controllers: documentControllers(library: library, configuration: configuration) + controllers)
@@ -112,7 +119,11 @@ public func buildClusterApplication(
             PostgresClientService(client: client), PostgresClientService(client: lockClient),
             LibraryService(library: library),
         ],
-        onServerRunning: onServerRunning,
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            library.membership.listening(at: "\(configuration.host):\(port)")
+            await onServerRunning(channel)
+        },
         logger: logger
     )
 }
@@ -126,11 +137,12 @@ struct PostgresClientService: Service {
     }
 }
 
-/// The controllers of the document routes (`/documents…`, `/events`) over `library`.
+/// The controllers of the document routes (`/documents…`, `/events`, `/nodes`) over `library`.
 public func documentControllers(library: DocumentLibrary, configuration: StoreConfiguration) -> [any RouteController] {
     [
         DocumentsController(library: library, maxUploadBytes: configuration.maxUploadBytes),
         EventsController(library: library),
+        NodesController(library: library, isCluster: configuration.database != nil),
     ]
 }
 

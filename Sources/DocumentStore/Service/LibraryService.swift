@@ -13,14 +13,19 @@ public struct LibraryService: Service {
         self.storeLock = storeLock
     }
 
-    /// Opens recent documents, runs the event fan-out (a cluster node's follower of the shared log) until
-    /// shutdown, closes everything, frees the store's lock. Throws nothing.
+    /// Opens recent documents, runs the event fan-out (a cluster node's follower of the shared log) and the node's
+    /// heartbeats until shutdown, closes everything, frees the store's lock. Throws nothing.
     public func run() async throws {
         await library.openRecentDocuments()
         let fanOut = library.fanOut
+        let membership = library.membership
+        let library = library
         await cancelWhenGracefulShutdown {
-            await fanOut.run()
-            try? await gracefulShutdown()
+            await withDiscardingTaskGroup { group in
+                group.addTask { await fanOut.run() }
+                group.addTask { await membership.run { library.openDocumentCount } }
+                group.addTask { try? await gracefulShutdown() }
+            }
         }
         await library.shutdown()
         storeLock?.release()

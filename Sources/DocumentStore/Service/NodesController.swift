@@ -1,0 +1,69 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// `GET /nodes`: the nodes that serve the store (this one alone, or a cluster's), each with its address, version,
+/// start, last heartbeat, whether it is alive (a heartbeat within 5 s) and how many documents it holds open.
+/// 503 problem details when the registry (a cluster's database) cannot be read.
+public struct NodesController: RouteController {
+    private let library: DocumentLibrary
+    private let isCluster: Bool
+
+    /// Makes the controller; `isCluster` says whether the library is a cluster node.
+    public init(library: DocumentLibrary, isCluster: Bool) {
+        self.library = library
+        self.isCluster = isCluster
+    }
+
+    /// `/nodes`.
+    public var mountPath: RouterPath { "/nodes" }
+
+    /// The answer's JSON.
+    struct Answer: Encodable {
+        struct Node: Encodable {
+            var id: String
+            var address: String
+            var version: String
+            var startedAt: String
+            var lastHeartbeat: String
+            var live: Bool
+            var openDocuments: Int
+        }
+
+        /// This node's id.
+        var node: String
+        /// Whether the store is a cluster (nodes on one PostgreSQL) or one node.
+        var cluster: Bool
+        var nodes: [Node]
+    }
+
+    /// The one route.
+    public var routes: RouteCollection<StoreRequestContext> {
+        let routes = RouteCollection(context: StoreRequestContext.self)
+        routes.get { [library, isCluster] _, context in
+            let nodes: [(node: NodeRecord, isLive: Bool)]
+            do {
+                nodes = try await library.nodes()
+            } catch {
+                context.logger.error("cannot read the node registry", metadata: ["error": "\(error)"])
+                throw ProblemDetails(
+                    status: .serviceUnavailable, detail: "the node registry cannot be read: \(error)",
+                    headers: [.retryAfter: "5"])
+            }
+            let answer = Answer(
+                node: library.membership.id, cluster: isCluster,
+                nodes: nodes.map { entry in
+                    Answer.Node(
+                        id: entry.node.id, address: entry.node.address, version: entry.node.version,
+                        startedAt: timestamp(entry.node.startedAt),
+                        lastHeartbeat: timestamp(entry.node.lastHeartbeat), live: entry.isLive,
+                        openDocuments: entry.node.openDocuments)
+                })
+            return Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: try DocumentsController.encoder.encode(answer))))
+        }
+        return routes
+    }
+}
