@@ -104,7 +104,13 @@ struct ClusterTests {
         do {
             let uploaded = try await cluster.clients[0].upload(pdf: versions[0])
             for round in 0..<3 {
-                let etag = try await cluster.clients[0].document(uploaded.id).etag
+                // The nodes serve what they hold from memory and agree within the notification lag: take the tag
+                // once they all give the same one.
+                let etag = try await eventually("the nodes agree on the tag") {
+                    var tags: Set<String> = []
+                    for client in cluster.clients { tags.insert(try await client.document(uploaded.id).etag) }
+                    return tags.count == 1 ? tags.first : nil
+                }
                 let bodies = (versions[1 + 2 * round], versions[2 + 2 * round])
                 let urls = (cluster.nodes[1].url, cluster.nodes[2].url)
                 async let a = Self.putContent(bodies.0, node: urls.0, id: uploaded.id, ifMatch: etag)
@@ -164,9 +170,12 @@ struct ClusterTests {
         let cluster = try await Cluster()
         do {
             for client in cluster.clients {
-                let listed = try await client.nodes()
+                // A node's first heartbeat may follow its listening line by a moment.
+                let listed = try await eventually("three nodes listed") {
+                    let listed = try await client.nodes()
+                    return listed.nodes.count == 3 ? listed : nil
+                }
                 #expect(listed.cluster)
-                #expect(listed.nodes.count == 3)
                 #expect(listed.nodes.allSatisfy { $0.live })
             }
             let ports = Set(try await cluster.clients[0].nodes().nodes.compactMap { Int($0.address.split(separator: ":").last ?? "") })
@@ -185,6 +194,36 @@ struct ClusterTests {
             let pdf = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf")))
             let uploaded = try await cluster.clients[2].upload(pdf: pdf)
             #expect(try await cluster.clients[0].document(uploaded.id).etag == uploaded.etag)
+        } catch {
+            await cluster.shutdown()
+            throw error
+        }
+        await cluster.shutdown()
+    }
+
+    @Test("the node that registered a document is killed with SIGKILL: an external cp of the file is still reported, once, by the others")
+    func documentsOutliveTheirNode() async throws {
+        let cluster = try await Cluster()
+        do {
+            let shared = cluster.sandboxes[0]
+            let path = try shared.copyFixture("one-page.pdf", as: "kept.pdf")
+            let recorder = EventRecorder(client: cluster.clients[2], after: 0)
+            defer { recorder.cancel() }
+            let registered = try await cluster.clients[0].register(files: [path])
+            _ = try await recorder.waitForEvents(1)  // created: every node watches the file from now on
+            kill(cluster.nodes[0].process.pid, SIGKILL)
+            _ = cluster.nodes[0].process.waitForExit(timeout: 10)
+            let replacement = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("mixed-sizes.pdf")))
+            try replacement.write(to: URL(fileURLWithPath: path))
+            let events = try await recorder.waitForEvents(2)
+            #expect(events[1].type == .changed && events[1].document == registered.id, "\(events.map(\.type))")
+            let marker = try await cluster.clients[1].upload(
+                pdf: try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf"))))
+            let all = try await eventually("the marker's created event") {
+                recorder.events.contains { $0.document == marker.id } ? recorder.events : nil
+            }
+            #expect(all.filter { $0.type == .changed }.count == 1, "\(all.map { "\($0.id) \($0.type)" })")
+            #expect(try await cluster.clients[1].document(registered.id).etag != registered.etag)
         } catch {
             await cluster.shutdown()
             throw error

@@ -144,19 +144,31 @@ public final class DocumentLibrary: Sendable {
         }
     }
 
-    /// Another node of the cluster recorded `event`: a document this node holds open and clean, whose record now
-    /// says another version (or that it is gone), is forgotten (in its lane, after what runs there) and watched
-    /// while dormant again; the next request opens it from the catalog and its files. One with unsaved edits or in
-    /// conflict stays: its own presenters tell it of its files.
+    /// Another node of the cluster recorded `event`. Every node watches every document's files, so that no
+    /// document depends on one node to hear of its changes (a node that dies leaves its documents watched by the
+    /// others; the catalog and the per-document lock keep one change from being recorded twice):
+    /// - a document this node does not hold open, new or moved, is watched while dormant at its files now; one
+    ///   that is gone from the catalog is no longer watched;
+    /// - a document this node holds open and clean, whose record now says another version (or that it is gone),
+    ///   is forgotten and watched while dormant again; the next request opens it from the catalog and its files.
+    ///   One with unsaved edits or in conflict stays: its own presenters tell it of its files.
+    /// Runs in the document's lane, after what runs there.
     func otherNodeRecorded(_ event: StoreEvent) {
         let id = event.documentID
-        guard state.withLock({ $0.open[id] }) != nil else { return }
+        invalidateInfo(id)  // at once: the answers cached for the version another node replaced
         Task {
             _ = try? await lane(id).run {
-                guard let open = self.state.withLock({ $0.open[id] }),
-                    !open.document.hasUnsavedChanges, open.document.conflict == nil
-                else { return }
                 let record = try await self.catalog.document(id)
+                guard let open = self.state.withLock({ $0.open[id] }) else {
+                    if let record, record.state != .deleted {
+                        let watched = self.dormant.withLock { $0[id] != nil }
+                        if !watched || event.type == .moved { self.watchDormant(id, paths: record.files) }
+                    } else {
+                        self.unwatchDormant(id)
+                    }
+                    return
+                }
+                guard !open.document.hasUnsavedChanges, open.document.conflict == nil else { return }
                 guard record == nil || record?.etag != OpenDocument.tag(of: open.files) else { return }
                 self.forget(id)
                 if let record, record.state != .deleted { self.watchDormant(id, paths: record.files) }
