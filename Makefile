@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # What the web page's browser tests need from Debian (a headless browser, its driver, a Python venv for Selenium).
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 
-.PHONY: all deps browser-deps build run test browser-test release clean fixtures fuzz bench compare compare-coordination \
+.PHONY: all deps browser-deps build run cluster test browser-test release clean fixtures fuzz bench compare compare-coordination \
 	compare-store contract
 
 all: build
@@ -50,6 +50,10 @@ release: deps
 # ./.quire-data), until Ctrl-C. `build` builds every product, so quire-store sits next to quire.
 run: build
 	$(SWIFT) run --skip-build quire serve
+
+# A cluster to try: PostgreSQL and three nodes on http://127.0.0.1:8081 … 8083 sharing .quire-cluster/, until Ctrl-C.
+cluster: build
+	scripts/cluster.sh
 
 # The tests get a private coordination directory and versions store: they never meet a `quire coordinator` the user
 # may be running, and never write versions into the user's own store (~/.local/share/quire/versions).
