@@ -193,6 +193,15 @@ struct ConfigurationTests {
             "invalid configuration: token = <redacted> from environment variable QUIRE_TOKEN: must be a non-empty "
                 + "bearer token of letters, digits and -._~+/ (unset it to disable tokens)"),
         InvalidCase(
+            environment: ["QUIRE_DATABASE": "mysql://quire:hunter2@db/quire"],
+            #"invalid configuration: database = "mysql://quire:***@db/quire" from environment variable "#
+                + "QUIRE_DATABASE: must be a PostgreSQL URL, postgres://user[:password]@host[:port]/database (unset "
+                + "it for one node)"),
+        InvalidCase(
+            overrides: ConfigurationOverrides(database: "postgres://quire:hunter2@db"),
+            #"invalid configuration: database = "postgres://quire:***@db" from flag --database: must be a "#
+                + "PostgreSQL URL, postgres://user[:password]@host[:port]/database (unset it for one node)"),
+        InvalidCase(
             overrides: ConfigurationOverrides(token: "two words"),
             "invalid configuration: token = <redacted> from flag --token: must be a non-empty bearer token of "
                 + "letters, digits and -._~+/ (unset it to disable tokens)"),
@@ -289,5 +298,25 @@ extension ConfigurationTests {
             configFile: packageRoot.appendingPathComponent("config/shared-folder.json").path, environment: [:],
             overrides: ConfigurationOverrides(store: "store", roots: [root.path]), workingDirectory: directory.url)
         #expect(configuration.token == "change-me")
+    }
+}
+
+extension ConfigurationTests {
+    @Test("a PostgreSQL URL becomes the cluster's database address; the password stays out of its description")
+    func databaseAddress() throws {
+        let address = try #require(DatabaseAddress(url: "postgresql://node:s%40cret@db.example:6543/quire_store"))
+        #expect(address.host == "db.example")
+        #expect(address.port == 6543)
+        #expect(address.user == "node")
+        #expect(address.password == "s@cret")
+        #expect(address.database == "quire_store")
+        #expect(address.description == "postgres://node@db.example:6543/quire_store")
+        #expect(DatabaseAddress(url: "postgres://node@db/quire")?.port == 5432)
+        for invalid in [
+            "postgres://db/quire", "postgres://node@/quire", "postgres://node@db", "postgres://node@db/a/b",
+            "http://node@db/quire", "postgres://node@db:0/quire", "not a url",
+        ] {
+            #expect(DatabaseAddress(url: invalid) == nil, "\(invalid)")
+        }
     }
 }

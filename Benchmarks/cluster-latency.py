@@ -1,0 +1,191 @@
+"""Cluster mode against one node, side by side in one run (release builds of quire-store and quire-pdf).
+
+usage: cluster-latency.py BUILD_DIR [ROUNDS]
+Starts a private PostgreSQL (Debian's, as the `postgres` user when run as root), three `quire-store serve
+--database` nodes sharing one store and root (each with its own coordination directory), and one single node.
+Prints, each as a median over ROUNDS (default 40):
+  - upload through node 1 → its `created` event on node 3's /events, against upload → event on the single node;
+  - an external change (atomic rename over a registered file) → the `changed` event on node 3, against the same on
+    the single node;
+  - GET /documents/{id} (info) on node 2, against the single node: requests per second on one keep-alive
+    connection, interleaved blocks, and their ratio.
+"""
+import contextlib, http.client, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from quire_service import free_port, repo  # noqa: E402
+
+build = sys.argv[1]
+rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 40
+fixture = open(f"{repo}/Fixtures/one-page.pdf", "rb").read()
+other = open(f"{repo}/Fixtures/mixed-sizes.pdf", "rb").read()
+
+
+def wait_for_port(port, process):
+    for _ in range(400):
+        try:
+            socket.create_connection(("127.0.0.1", port)).close()
+            return
+        except OSError:
+            if process.poll() is not None:
+                raise SystemExit(f"a node on port {port} exited")
+            time.sleep(0.05)
+    raise SystemExit(f"nothing listens on port {port}")
+
+
+@contextlib.contextmanager
+def postgres(work):
+    binaries = sorted(d for d in os.listdir("/usr/lib/postgresql") if d.isdigit())[-1]
+    binaries = f"/usr/lib/postgresql/{binaries}/bin"
+    prefix = ["/usr/sbin/runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
+    os.makedirs(f"{work}/pg", mode=0o700)
+    if os.getuid() == 0:
+        shutil.chown(f"{work}/pg", "postgres")
+    subprocess.run(prefix + [f"{binaries}/initdb", "-D", f"{work}/pg/data", "-U", "quire", "-A", "trust",
+                             "--no-sync", "-E", "UTF8", "--locale=C"], check=True, stdout=subprocess.DEVNULL)
+    port = free_port()
+    subprocess.run(prefix + [f"{binaries}/pg_ctl", "-D", f"{work}/pg/data", "-l", f"{work}/pg/log", "-w", "-o",
+                             f"-p {port} -k {work}/pg -c listen_addresses=127.0.0.1", "start"],
+                   check=True, stdout=subprocess.DEVNULL)
+    try:
+        subprocess.run([f"{binaries}/createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "quire", "quire"], check=True)
+        yield f"postgres://quire@127.0.0.1:{port}/quire"
+    finally:
+        subprocess.run(prefix + [f"{binaries}/pg_ctl", "-D", f"{work}/pg/data", "-m", "immediate", "stop"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+@contextlib.contextmanager
+def nodes(work, store, root, database, count):
+    processes = []
+    try:
+        ports = []
+        for index in range(count):
+            coordination = f"{work}/coordination-{index}-{count}"
+            os.makedirs(coordination, mode=0o700)
+            port = free_port()
+            arguments = [f"{build}/quire-store", "serve", "--port", str(port), "--store", store, "--root", root]
+            if database:
+                arguments += ["--database", database]
+            environment = dict(os.environ, QUIRE_COORDINATION_DIR=coordination, QUIRE_LOG_LEVEL="error",
+                               QUIRE_PDF_WORKER=f"{build}/quire-pdf")
+            processes.append(subprocess.Popen(arguments, env=environment, stdout=subprocess.DEVNULL))
+            wait_for_port(port, processes[-1])
+            ports.append(port)
+        yield ports
+    finally:
+        for process in processes:
+            process.send_signal(signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+class Feed:
+    """GET /events on a raw socket: each next(type) reads until an event of that type and returns its data."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        self.stream = self.sock.makefile("rb")
+        while b"connected" not in self.stream.readline():
+            pass
+
+    def next(self, wanted):
+        kind = data = None
+        while True:
+            line = self.stream.readline()
+            if not line:
+                raise SystemExit("the event stream ended")
+            line = line.rstrip(b"\r\n")
+            if line.startswith(b"event: "):
+                kind = line[7:].decode()
+            elif line.startswith(b"data: "):
+                data = json.loads(line[6:])
+            elif line == b"" and kind is not None:
+                if kind == wanted:
+                    return data
+                kind = data = None
+
+
+def request(port, method, path, body=None, headers=None):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request(method, path, body=body, headers=headers or {})
+    response = connection.getresponse()
+    payload = response.read()
+    connection.close()
+    return response.status, payload
+
+
+def upload_to_event(write_port, feed):
+    delays = []
+    for _ in range(rounds):
+        start = time.monotonic()
+        status, _ = request(write_port, "POST", "/documents", fixture, {"Content-Type": "application/pdf"})
+        assert status == 201, status
+        feed.next("created")
+        delays.append((time.monotonic() - start) * 1000)
+    return statistics.median(delays)
+
+
+def change_to_event(path, feed):
+    delays = []
+    original = open(path, "rb").read()
+    for index in range(rounds):
+        staging = path + ".staging"
+        with open(staging, "wb") as handle:
+            handle.write(other if index % 2 == 0 else original)
+        start = time.monotonic()
+        os.rename(staging, path)
+        feed.next("changed")
+        delays.append((time.monotonic() - start) * 1000)
+    return statistics.median(delays)
+
+
+def info_rate(port, document, count):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    start = time.monotonic()
+    for _ in range(count):
+        connection.request("GET", f"/documents/{document}")
+        response = connection.getresponse()
+        response.read()
+        assert response.status == 200
+    connection.close()
+    return count / (time.monotonic() - start)
+
+
+work = tempfile.mkdtemp(prefix="quire-cluster-bench-")
+try:
+    for name in ("cluster-store", "cluster-root", "single-store", "single-root"):
+        os.makedirs(f"{work}/{name}")
+    shutil.copy(f"{repo}/Fixtures/one-page.pdf", f"{work}/cluster-root/watched.pdf")
+    shutil.copy(f"{repo}/Fixtures/one-page.pdf", f"{work}/single-root/watched.pdf")
+    with postgres(work) as database, \
+            nodes(work, f"{work}/cluster-store", f"{work}/cluster-root", database, 3) as cluster, \
+            nodes(work, f"{work}/single-store", f"{work}/single-root", None, 1) as single:
+        registered = {}
+        for name, port in (("cluster", cluster[0]), ("single", single[0])):
+            status, body = request(port, "POST", "/documents",
+                                   json.dumps({"files": [f"{work}/{name}-root/watched.pdf"]}).encode(),
+                                   {"Content-Type": "application/json"})
+            assert status == 201, (status, body)
+            registered[name] = json.loads(body)["id"]
+        cluster_feed, single_feed = Feed(cluster[2]), Feed(single[0])
+        upload_cluster = upload_to_event(cluster[0], cluster_feed)
+        upload_single = upload_to_event(single[0], single_feed)
+        change_cluster = change_to_event(f"{work}/cluster-root/watched.pdf", cluster_feed)
+        change_single = change_to_event(f"{work}/single-root/watched.pdf", single_feed)
+        rates = {"cluster": [], "single": []}
+        for _ in range(6):
+            rates["cluster"].append(info_rate(cluster[1], registered["cluster"], 500))
+            rates["single"].append(info_rate(single[0], registered["single"], 500))
+        cluster_rate, single_rate = statistics.median(rates["cluster"]), statistics.median(rates["single"])
+        print(f"upload on node 1 -> created on node 3: {upload_cluster:.1f} ms (one node: {upload_single:.1f} ms)")
+        print(f"external change -> changed on node 3: {change_cluster:.1f} ms (one node: {change_single:.1f} ms)")
+        print(f"GET info on node 2: {cluster_rate:.0f}/s, one node {single_rate:.0f}/s: "
+              f"{cluster_rate / single_rate:.2f}x")
+finally:
+    shutil.rmtree(work, ignore_errors=True)
