@@ -17,6 +17,8 @@ public final class PostgresServer: Sendable {
     public let user = "quire"
     /// Its directory (data, log and Unix socket).
     public let directory: String
+    /// Debian's PostgreSQL programs.
+    private let binaries: String
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var started: Result<PostgresServer, any Error>?
@@ -24,6 +26,25 @@ public final class PostgresServer: Sendable {
     /// Why the server could not be started.
     public struct StartFailed: Error, CustomStringConvertible {
         public let description: String
+    }
+
+    /// A server of the caller's own (a test that restarts it must not disturb the others), stopped when the test
+    /// process exits.
+    /// - Throws: ``StartFailed`` when PostgreSQL is not installed or does not start.
+    public static func makePrivate() throws -> PostgresServer {
+        try PostgresServer()
+    }
+
+    /// Restarts the server on its port (a fast shutdown: every connection is dropped), waiting until it accepts
+    /// connections again.
+    /// - Throws: ``StartFailed`` when it does not come back.
+    public func restart() throws {
+        let argv = (getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [
+            binaries + "/pg_ctl", "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60",
+            "-m", "fast", "restart",
+        ]
+        let status = try Self.spawn(argv, output: directory + "/restart.out", wait: true)
+        guard status == 0 else { throw StartFailed(description: "pg_ctl restart failed (status \(status))") }
     }
 
     /// The test process's server, started on first use.
@@ -39,6 +60,7 @@ public final class PostgresServer: Sendable {
 
     private init() throws {
         let binaries = try Self.binaries()
+        self.binaries = binaries
         var template = Array("/tmp/quire-postgres-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StartFailed(description: "mkdtemp: \(errno)") }
         let directory = String(cString: made)
@@ -118,15 +140,22 @@ public final class PostgresServer: Sendable {
     }
 
     nonisolated(unsafe) private static var stopCommand: [CChar] = []
+    private static let stopLock = NSLock()
 
     /// Stops the server (immediate shutdown) and removes its directory when the test process exits, and, should
     /// the process be killed instead (no exit handler runs then), when a watcher sees it gone.
     private static func stopAtExit(pgCtl: String, directory: String, asRoot: Bool) {
         let prefix = asRoot ? "/usr/sbin/runuser -u postgres -- " : ""
         let stop = "\(prefix)\(pgCtl) -D \(directory)/data -m immediate stop >/dev/null 2>&1; rm -rf \(directory)"
-        stopCommand = Array(stop.utf8CString)
-        atexit {
-            PostgresServer.stopCommand.withUnsafeBufferPointer { _ = system($0.baseAddress) }
+        stopLock.lock()
+        defer { stopLock.unlock() }
+        let first = stopCommand.isEmpty
+        let joined = first ? stop : String(decoding: stopCommand.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self) + "; " + stop
+        stopCommand = Array(joined.utf8CString)
+        if first {
+            atexit {
+                PostgresServer.stopCommand.withUnsafeBufferPointer { _ = system($0.baseAddress) }
+            }
         }
         let watch = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; [ -d \(directory) ] && { \(stop); }"
         _ = try? spawn(["/bin/sh", "-c", watch], output: "/dev/null", wait: false)

@@ -16,8 +16,8 @@ struct ClusterTests {
         let nodes: [RunningService]
         let clients: [StoreClient]
 
-        init(count: Int = 3) async throws {
-            let server = try PostgresServer.shared()
+        init(count: Int = 3, server: PostgresServer? = nil) async throws {
+            let server = try server ?? PostgresServer.shared()
             let database = server.url(database: try await server.createDatabase())
             let shared = try CoordinationSandbox()
             var sandboxes = [shared]
@@ -224,6 +224,48 @@ struct ClusterTests {
             }
             #expect(all.filter { $0.type == .changed }.count == 1, "\(all.map { "\($0.id) \($0.type)" })")
             #expect(try await cluster.clients[1].document(registered.id).etag != registered.etag)
+        } catch {
+            await cluster.shutdown()
+            throw error
+        }
+        await cluster.shutdown()
+    }
+
+    @Test("PostgreSQL restarted while two nodes take uploads: they reconnect, and every upload answered 201 is in the catalog with one created event, ids without a gap")
+    func databaseRestart() async throws {
+        let server = try PostgresServer.makePrivate()
+        let cluster = try await Cluster(count: 2, server: server)
+        let pdf = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf")))
+        do {
+            let clients = cluster.clients
+            let storm = Task { () -> [String] in
+                var accepted: [String] = []
+                for round in 0..<60 {
+                    if let info = try? await clients[round % 2].upload(pdf: pdf) { accepted.append(info.id) }
+                    try? await Task.sleep(for: .milliseconds(25))
+                }
+                return accepted
+            }
+            try await Task.sleep(for: .milliseconds(300))  // some uploads before the restart
+            try server.restart()
+            let accepted = await storm.value
+            // Both nodes serve again: an upload through each succeeds.
+            var after: [String] = []
+            for client in cluster.clients {
+                after.append(try await eventually("an upload after the restart", timeout: .seconds(30)) {
+                    try? await client.upload(pdf: pdf).id
+                })
+            }
+            let listed = Set(try await cluster.clients[1].documents().map(\.id))
+            #expect(Set(accepted + after).isSubset(of: listed), "lost: \(Set(accepted + after).subtracting(listed))")
+            let replay = EventRecorder(client: cluster.clients[0], after: 0)
+            defer { replay.cancel() }
+            let events = try await replay.waitForEvents(listed.count)
+            let ids = events.map(\.id)
+            #expect(ids == Array(1...Int64(ids.count)), "\(ids)")
+            let created = events.filter { $0.type == .created }.map(\.document)
+            #expect(created.count == Set(created).count)
+            #expect(Set(created) == listed)
         } catch {
             await cluster.shutdown()
             throw error
