@@ -55,10 +55,13 @@ let package = Package(
         // The PDF value types (errors, geometry, metadata, annotations): no C library, so that code that only
         // describes PDFs (the service, which parses none itself) links no poppler.
         .target(name: "PDFTypes"),
-        .target(name: "Poppler", dependencies: ["PDFTypes", "CPoppler", "CPNG"]),
+        .target(name: "Poppler", dependencies: ["PDFTypes", "CPoppler", "CPNG", "QuireSystem"]),
         // The Linux-only system calls Swift's Glibc module does not export (openat2, accept4, pipe2,
         // SO_PEERCRED), as swift-nio's CNIOLinux: one small C boundary.
         .target(name: "CQuireLinux"),
+        // The one system-call layer every module uses: one EINTR loop, one error type (call, errno, path),
+        // descriptors close-on-exec from their creation; glibc-only calls through CQuireLinux.
+        .target(name: "QuireSystem", dependencies: ["CQuireLinux"]),
         // The messages between the service and its PDF worker processes (PDF value types, no poppler).
         .target(name: "PDFWorkerWire", dependencies: ["PDFTypes"]),
         // The arbiter: a pure state machine (no Foundation, no Glibc, no I/O).
@@ -66,14 +69,14 @@ let package = Package(
         .target(
             name: "FileCoordination",
             dependencies: [
-                "CoordinationArbiter", "CQuireLinux", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                "CoordinationArbiter", "CQuireLinux", "QuireSystem", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         // Apple's names (NSFileCoordinator, NSFilePresenter, NSFileAccessIntent) over the same machinery.
         .target(name: "FileCoordinationCompat", dependencies: ["FileCoordination"]),
         // Data providers, coordinated file providers, Document, FilePresenterCoordinator, conflicts, and the
         // PDF-engine seam (PDFEngine): no poppler.
-        .target(name: "DocumentModel", dependencies: ["FileCoordination", "PDFTypes", "CQuireLinux"]),
+        .target(name: "DocumentModel", dependencies: ["FileCoordination", "PDFTypes", "CQuireLinux", "QuireSystem"]),
         // DocumentModel with poppler in this process as its engine: what library users import.
         .target(name: "Documents", dependencies: ["DocumentModel", "PDFTypes", "Poppler"]),
         // The store (catalog + files + event log) and its HTTP service. Document routes arrive with `Documents`.
@@ -84,6 +87,7 @@ let package = Package(
                 "PDFTypes",
                 "PDFWorkerWire",
                 "CQuireLinux",
+                "QuireSystem",
                 "FileCoordination",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -115,10 +119,10 @@ let package = Package(
         // The command line: arguments and help shared by both executables (no poppler here).
         .target(
             name: "QuireCommandLine",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["QuireSystem", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The work behind quire's coordination commands: coordinated read/replace/move/remove, exec, watch.
-        .target(name: "CoordinatedOperations", dependencies: ["FileCoordination", "CQuireLinux"]),
+        .target(name: "CoordinatedOperations", dependencies: ["FileCoordination", "CQuireLinux", "QuireSystem"]),
         // `quire`: starts without poppler, cairo or GLib; runs PDF commands by replacing itself with quire-pdf.
         .executableTarget(
             name: "quire",
@@ -136,6 +140,7 @@ let package = Package(
                 "Poppler",
                 "PDFWorkerWire",
                 "CQuireLinux",
+                "QuireSystem",
                 "QuireCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -171,6 +176,7 @@ let package = Package(
         .testTarget(name: "PopplerTests", dependencies: ["Poppler", "CPoppler"]),
         .testTarget(name: "PDFWorkerWireTests", dependencies: ["PDFWorkerWire", "PDFTypes"]),
         .testTarget(name: "CoordinationArbiterTests", dependencies: ["CoordinationArbiter"]),
+        .testTarget(name: "QuireSystemTests", dependencies: ["QuireSystem"]),
         // A helper process for the cross-process tests (spawned by FileCoordinationTests, never shipped).
         .executableTarget(name: "CoordinationProbe", dependencies: ["FileCoordination"], path: "Tests/CoordinationProbe"),
         // A helper process for the versions-store tests: adds, lists and resolves versions (never shipped).
@@ -178,7 +184,7 @@ let package = Package(
         .testTarget(
             name: "FileCoordinationTests",
             dependencies: [
-                "FileCoordination", "CoordinationProbe", "VersionsProbe",
+                "FileCoordination", "QuireSystem", "CoordinationProbe", "VersionsProbe",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -39,6 +40,10 @@ int CQuire_accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int fl
 
 int CQuire_pipe2(int fds[2], int flags) {
     return pipe2(fds, flags);
+}
+
+int CQuire_mkostemps(char *template, int suffixlen, int flags) {
+    return mkostemps(template, suffixlen, flags);
 }
 
 int CQuire_peerCredentials(int sockfd, pid_t *pid, uid_t *uid, gid_t *gid) {

@@ -1,3 +1,4 @@
+import QuireSystem
 import CQuireLinux
 #if canImport(Glibc)
 import Glibc
@@ -70,13 +71,13 @@ public enum ChildProcess {
         case ENOENT, ENOTDIR: throw .notFound(command[0])
         case EACCES, ENOEXEC, EPERM, EISDIR, ELOOP, ENAMETOOLONG:
             throw .notExecutable(command[0], reason: String(cString: strerror(result)))
-        default: throw .spawnFailed(command[0], SystemCallError("posix_spawnp", path: command[0], errno: result))
+        default: throw .spawnFailed(command[0], SystemCallError(call: "posix_spawnp", errno: result, path: command[0]))
         }
     }
 
     private static func wait(for pid: pid_t, command: String) throws -> Termination {
         var status: Int32 = 0
-        try systemCall("waitpid", path: command) { waitpid(pid, &status, 0) }
+        try SystemCall.retryingOnInterrupt("waitpid", path: command) { waitpid(pid, &status, 0) }
         // The <sys/wait.h> macros, which Swift does not import.
         let signal = status & 0x7f
         return signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)

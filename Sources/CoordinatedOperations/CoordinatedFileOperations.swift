@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import QuireSystem
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -8,18 +9,20 @@ import Foundation
 
 /// Reading, replacing, moving and removing files in coordination with every other coordinator and presenter:
 /// the work behind `quire read`, `write`, `mv` and `rm`. Errors are ``SystemCallError``s (the call, the path,
-/// `errno`), `FileCoordinationError`s, or a presenter's own error.
+/// `errno`; an ``OutputCreationError`` when the call was making the output), `FileCoordinationError`s, or a presenter's own error.
 public enum CoordinatedFileOperations {
     /// Copies the file at `path` to the descriptor `output` inside a coordinated read (presenters elsewhere save
     /// their changes first). A closed pipe on `output` ends the copy quietly.
     public static func read(_ path: String, to output: Int32) throws {
         let url = URL(fileURLWithPath: path)
         try FileCoordinator().coordinate(readingItemAt: url) { url in
-            let input = try systemCall("open", path: url.path) { open(url.path, O_RDONLY | O_CLOEXEC) }
-            defer { close(input) }
+            let input = try SystemCall.retryingOnInterrupt("open", path: url.path) {
+                open(url.path, O_RDONLY | O_CLOEXEC)
+            }
+            defer { SystemCall.close(input) }
             var info = stat()
-            try systemCall("fstat", path: url.path) { fstat(input, &info) }
-            if info.st_mode & S_IFMT == S_IFDIR { throw SystemCallError("read", path: url.path, errno: EISDIR) }
+            try SystemCall.retryingOnInterrupt("fstat", path: url.path) { fstat(input, &info) }
+            if info.st_mode & S_IFMT == S_IFDIR { throw SystemCallError(call: "read", errno: EISDIR, path: url.path) }
             try FileDescriptorCopy.copy(from: input, named: url.path, to: output, named: "standard output")
         }
     }
@@ -31,8 +34,8 @@ public enum CoordinatedFileOperations {
     /// - Parameter source: the file the new bytes come from; nil reads standard input.
     public static func replaceContents(of path: String, withContentsOf source: String?) throws {
         guard let source else { return try replaceContents(of: path, from: 0, named: "standard input") }
-        let input = try systemCall("open", path: source) { open(source, O_RDONLY | O_CLOEXEC) }
-        defer { close(input) }
+        let input = try SystemCall.retryingOnInterrupt("open", path: source) { open(source, O_RDONLY | O_CLOEXEC) }
+        defer { SystemCall.close(input) }
         try replaceContents(of: path, from: input, named: source)
     }
 
@@ -40,21 +43,23 @@ public enum CoordinatedFileOperations {
     public static func replaceContents(of path: String, from input: Int32, named inputName: String) throws {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
-        var template = Array("\(directory)/.\(url.lastPathComponent).quire-XXXXXX".utf8CString)
-        let temporary = try template.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) in
-            try systemCall("mkstemp", path: directory, creating: true) { mkstemp(buffer.baseAddress!) }
+        let (temporary, temporaryPath) = try creatingOutput { () throws(SystemCallError) in
+            try SystemCall.makeTemporaryFile(template: "\(directory)/.\(url.lastPathComponent).quire-XXXXXX")
         }
-        let temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var renamed = false
         defer {
-            close(temporary)
+            SystemCall.close(temporary)
             if !renamed { unlink(temporaryPath) }
         }
         try FileDescriptorCopy.copy(from: input, named: inputName, to: temporary, named: temporaryPath)
-        try systemCall("fchmod", path: temporaryPath) { fchmod(temporary, permissions(for: url.path)) }
-        try systemCall("fsync", path: temporaryPath) { fsync(temporary) }
+        try SystemCall.retryingOnInterrupt("fchmod", path: temporaryPath) {
+            fchmod(temporary, permissions(for: url.path))
+        }
+        try SystemCall.retryingOnInterrupt("fsync", path: temporaryPath) { fsync(temporary) }
         try FileCoordinator().coordinate(writingItemAt: url) { url in
-            try systemCall("rename", path: url.path, creating: true) { rename(temporaryPath, url.path) }
+            try creatingOutput { () throws(SystemCallError) in
+                try SystemCall.retryingOnInterrupt("rename", path: url.path) { rename(temporaryPath, url.path) }
+            }
             renamed = true
             try syncDirectory(url.deletingLastPathComponent().path)
         }
@@ -67,7 +72,7 @@ public enum CoordinatedFileOperations {
     @discardableResult
     public static func move(_ source: String, to destination: String) throws -> String {
         var info = stat()
-        try systemCall("lstat", path: source) { lstat(source, &info) }
+        try SystemCall.retryingOnInterrupt("lstat", path: source) { lstat(source, &info) }
         var target = URL(fileURLWithPath: destination)
         if stat(destination, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
             target.appendPathComponent(URL(fileURLWithPath: source).lastPathComponent)
@@ -77,7 +82,9 @@ public enum CoordinatedFileOperations {
             writingItemAt: URL(fileURLWithPath: source), options: .forMoving,
             writingItemAt: target, options: .forReplacing
         ) { from, to in
-            try systemCall("rename", path: to.path, creating: true) { rename(from.path, to.path) }
+            try creatingOutput { () throws(SystemCallError) in
+                try SystemCall.retryingOnInterrupt("rename", path: to.path) { rename(from.path, to.path) }
+            }
             coordinator.item(at: from, didMoveTo: to)
         }
         return target.path
@@ -88,9 +95,9 @@ public enum CoordinatedFileOperations {
     /// `EISDIR` without coordinating.
     public static func remove(_ path: String, recursive: Bool) throws {
         var info = stat()
-        try systemCall("lstat", path: path) { lstat(path, &info) }
+        try SystemCall.retryingOnInterrupt("lstat", path: path) { lstat(path, &info) }
         if info.st_mode & S_IFMT == S_IFDIR && !recursive {
-            throw SystemCallError("unlink", path: path, errno: EISDIR)
+            throw SystemCallError(call: "unlink", errno: EISDIR, path: path)
         }
         try FileCoordinator().coordinate(writingItemAt: URL(fileURLWithPath: path), options: .forDeleting) {
             url in
@@ -109,8 +116,10 @@ public enum CoordinatedFileOperations {
 
     /// Makes a rename in `directory` durable.
     private static func syncDirectory(_ directory: String) throws(SystemCallError) {
-        let descriptor = try systemCall("open", path: directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        defer { close(descriptor) }
-        try systemCall("fsync", path: directory) { fsync(descriptor) }
+        let descriptor = try SystemCall.retryingOnInterrupt("open", path: directory) {
+            open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        }
+        defer { SystemCall.close(descriptor) }
+        try SystemCall.retryingOnInterrupt("fsync", path: directory) { fsync(descriptor) }
     }
 }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import QuireSystem
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -9,18 +10,18 @@ enum DirectoryTree {
     /// Removes the item at `path`.
     static func remove(_ path: String) throws(SystemCallError) {
         var info = stat()
-        try systemCall("lstat", path: path) { lstat(path, &info) }
+        try SystemCall.retryingOnInterrupt("lstat", path: path) { lstat(path, &info) }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            try systemCall("unlink", path: path) { unlink(path) }
+            try SystemCall.retryingOnInterrupt("unlink", path: path) { unlink(path) }
             return
         }
         for name in try entries(of: path) { try remove(path + "/" + name) }
-        try systemCall("rmdir", path: path) { rmdir(path) }
+        try SystemCall.retryingOnInterrupt("rmdir", path: path) { rmdir(path) }
     }
 
     /// The names in a directory, without `.` and `..`.
     private static func entries(of path: String) throws(SystemCallError) -> [String] {
-        guard let directory = opendir(path) else { throw SystemCallError("opendir", path: path) }
+        guard let directory = opendir(path) else { throw SystemCallError(call: "opendir", path: path) }
         defer { closedir(directory) }
         var names: [String] = []
         errno = 0
@@ -30,7 +31,7 @@ enum DirectoryTree {
             }
             if name != "." && name != ".." { names.append(name) }
         }
-        if errno != 0 { throw SystemCallError("readdir", path: path) }
+        if errno != 0 { throw SystemCallError(call: "readdir", path: path) }
         return names
     }
 }

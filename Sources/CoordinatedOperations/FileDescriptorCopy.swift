@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import QuireSystem
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -15,12 +16,12 @@ enum FileDescriptorCopy {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            let count = try systemCall("read", path: inputName) { Glibc.read(input, buffer, size) }
+            let count = try SystemCall.retryingOnInterrupt("read", path: inputName) { Glibc.read(input, buffer, size) }
             if count == 0 { return }
             var offset = 0
             while offset < count {
                 do {
-                    offset += try systemCall("write", path: outputName) {
+                    offset += try SystemCall.retryingOnInterrupt("write", path: outputName) {
                         Glibc.write(output, buffer + offset, count - offset)
                     }
                 } catch where error.errno == EPIPE {

@@ -1,5 +1,6 @@
 import CQuireLinux
 import Foundation
+import QuireSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -61,7 +62,7 @@ public final class FileConfinement: Sendable {
     }
 
     deinit {
-        FileSystemCalls.closeDescriptor(descriptor)
+        SystemCall.close(descriptor)
     }
 
     /// Whether `path` (absolute, as written: no symbolic link is resolved) names something beneath the root.
@@ -96,7 +97,7 @@ public final class FileConfinement: Sendable {
         do {
             try Self.checkRegularFile(descriptor, path: path)
         } catch {
-            FileSystemCalls.closeDescriptor(descriptor)
+            SystemCall.close(descriptor)
             throw error
         }
         return descriptor
@@ -112,7 +113,7 @@ public final class FileConfinement: Sendable {
         } catch  where error.isFileMissing {
             return nil
         }
-        defer { FileSystemCalls.closeDescriptor(descriptor) }
+        defer { SystemCall.close(descriptor) }
         var info = stat()
         try FileSystemCalls.call("fstat", path: path) { fstat(descriptor, &info) }
         return info
@@ -139,11 +140,16 @@ public final class FileConfinement: Sendable {
         if resolver == .walk { return try walk(relative, path: path, flags: flags) }
         let resolve = UInt64(CQUIRE_RESOLVE_BENEATH | CQUIRE_RESOLVE_NO_SYMLINKS | CQUIRE_RESOLVE_NO_MAGICLINKS)
         while true {
-            let result = CQuire_openat2(descriptor, relative, flags | O_CLOEXEC, 0, resolve)
-            if result >= 0 { return result }
-            let number = errno
+            let number: Int32
+            do throws(SystemCallError) {
+                return try SystemCall.retryingOnInterrupt("openat2", path: path) {
+                    CQuire_openat2(descriptor, relative, flags | O_CLOEXEC, 0, resolve)
+                }
+            } catch {
+                number = error.errno
+            }
             switch number {
-            case EINTR, EAGAIN: continue  // EAGAIN: a rename raced the lookup; the kernel asks to try again
+            case EAGAIN: continue  // a rename raced the lookup; the kernel asks to try again
             case ELOOP, EXDEV: throw .outsideConfinement(path: path, root: rootPath)
             case ENOSYS, EPERM:
                 guard Self.openat2Unavailable else { throw .io(path: path, call: "openat2", errno: number) }
@@ -157,7 +163,7 @@ public final class FileConfinement: Sendable {
     private static let openat2Unavailable: Bool = {
         let probe = CQuire_openat2(AT_FDCWD, "/", O_RDONLY | CQuire_O_DIRECTORY | O_CLOEXEC, 0, 0)
         if probe >= 0 {
-            FileSystemCalls.closeDescriptor(probe)
+            SystemCall.close(probe)
             return false
         }
         return errno == ENOSYS || errno == EPERM
@@ -175,7 +181,7 @@ public final class FileConfinement: Sendable {
             let componentFlags =
                 (isLast ? flags : CQuire_O_PATH | CQuire_O_DIRECTORY) | CQuire_O_NOFOLLOW | O_CLOEXEC
             let parent = current
-            defer { FileSystemCalls.closeDescriptor(parent) }
+            defer { SystemCall.close(parent) }
             do {
                 current = try FileSystemCalls.call("openat", path: path) { openat(parent, component, componentFlags) }
             } catch let error where error.errno == ELOOP || (error.errno == ENOTDIR && !isLast) {

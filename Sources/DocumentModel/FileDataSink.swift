@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import Synchronization
 
 /// The sink of a ``FileDataProvider``: a hidden temporary file in the same directory as the provider's file,
@@ -33,7 +34,7 @@ public final class FileDataSink: DataSink, @unchecked Sendable {
             try FileSystemCalls.copyPermissions(
                 to: descriptor, path: path, from: target.path, confinement: owner.confinement)
         } catch {
-            FileSystemCalls.closeDescriptor(descriptor)
+            SystemCall.close(descriptor)
             FileSystemCalls.unlinkQuietly(path)
             throw error
         }
@@ -49,7 +50,7 @@ public final class FileDataSink: DataSink, @unchecked Sendable {
     init(adopting file: URL, target: URL, owner: FileDataProvider, retainingBytes: Bool) throws(DataProviderError) {
         let path = file.path
         let descriptor = try FileSystemCalls.openForReading(path)
-        defer { FileSystemCalls.closeDescriptor(descriptor) }
+        defer { SystemCall.close(descriptor) }
         try FileSystemCalls.copyPermissions(
             to: descriptor, path: path, from: target.path, confinement: owner.confinement)
         var hasher = ContentFingerprint.Hasher64()
@@ -66,7 +67,7 @@ public final class FileDataSink: DataSink, @unchecked Sendable {
 
     deinit {
         state.withLock { state in
-            if state.descriptor >= 0 { FileSystemCalls.closeDescriptor(state.descriptor) }
+            if state.descriptor >= 0 { SystemCall.close(state.descriptor) }
             if !state.isConsumed { FileSystemCalls.unlinkQuietly(fileURL.path) }
         }
     }
@@ -113,7 +114,7 @@ public final class FileDataSink: DataSink, @unchecked Sendable {
             if state.isFinished { return state.failure == nil }
             state.isFinished = true
             defer {
-                FileSystemCalls.closeDescriptor(state.descriptor)
+                SystemCall.close(state.descriptor)
                 state.descriptor = -1
             }
             guard state.failure == nil else { return false }

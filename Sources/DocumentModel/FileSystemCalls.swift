@@ -2,20 +2,22 @@
     import Glibc
 #endif
 import Foundation
+import QuireSystem
 
-/// The one place where the `Documents` module calls the operating system: each call retries `EINTR` and turns
-/// `-1` into ``DataProviderError/io(path:call:errno:)`` (`close` is never retried).
+/// The file operations of the `Documents` modules, each through the package's one system-call layer
+/// (``SystemCall``: `EINTR` retried, `close` never), its failures mapped to
+/// ``DataProviderError/io(path:call:errno:)``.
 enum FileSystemCalls {
-    /// Runs `body` until it returns something other than -1 with `EINTR`.
+    /// Runs `body` through ``SystemCall/retryingOnInterrupt(_:path:_:)``; -1 becomes
+    /// ``DataProviderError/io(path:call:errno:)``.
     @discardableResult
     static func call<T: FixedWidthInteger>(
         _ name: String, path: String, _ body: () -> T
     ) throws(DataProviderError) -> T {
-        while true {
-            let result = body()
-            if result != -1 { return result }
-            if errno == EINTR { continue }
-            throw .io(path: path, call: name, errno: errno)
+        do {
+            return try SystemCall.retryingOnInterrupt(name, path: path, body)
+        } catch {
+            throw .io(path: path, call: name, errno: error.errno)
         }
     }
 
@@ -31,12 +33,12 @@ enum FileSystemCalls {
         do {
             try call("fstat", path: path) { fstat(descriptor, &info) }
         } catch {
-            close(descriptor)
+            SystemCall.close(descriptor)
             throw error
         }
         let kind = info.st_mode & S_IFMT
         if kind != S_IFREG {
-            close(descriptor)
+            SystemCall.close(descriptor)
             if kind == S_IFDIR { throw .isDirectory(path: path) }
             throw .notRegularFile(path: path, kind: kindName(kind))
         }
@@ -68,10 +70,10 @@ enum FileSystemCalls {
     static func status(_ path: String, confinement: FileConfinement? = nil) throws(DataProviderError) -> stat? {
         if let confinement { return try confinement.status(path) }
         var info = stat()
-        while stat(path, &info) == -1 {
-            if errno == EINTR { continue }
-            if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw .io(path: path, call: "stat", errno: errno)
+        do throws(DataProviderError) {
+            try call("stat", path: path) { stat(path, &info) }
+        } catch .io(_, _, let number) where number == ENOENT || number == ENOTDIR {
+            return nil
         }
         return info
     }
@@ -79,7 +81,7 @@ enum FileSystemCalls {
     /// Reads the whole file.
     static func readFile(_ path: String, confinement: FileConfinement? = nil) throws(DataProviderError) -> Data {
         let descriptor = try openForReading(path, confinement: confinement)
-        defer { close(descriptor) }
+        defer { SystemCall.close(descriptor) }
         // One byte more than the size, so that the read that finds the end needs no larger buffer; the file may
         // still grow or shrink while it is read (an uncoordinated writer): read until end of file.
         var data = Data(count: Int(try size(of: descriptor, path: path)) + 1)
@@ -103,7 +105,7 @@ enum FileSystemCalls {
         -> ContentFingerprint
     {
         let descriptor = try openForReading(path, confinement: confinement)
-        defer { close(descriptor) }
+        defer { SystemCall.close(descriptor) }
         var hasher = ContentFingerprint.Hasher64()
         try readPieces(descriptor, path: path) { hasher.update($0) }
         return hasher.finish()
@@ -128,7 +130,7 @@ enum FileSystemCalls {
     {
         guard size > 0 else { return Data() }
         let descriptor = try openForReading(path, confinement: confinement)
-        defer { close(descriptor) }
+        defer { SystemCall.close(descriptor) }
         var data = Data(count: size)
         var filled = 0
         while filled < size {
@@ -166,23 +168,26 @@ enum FileSystemCalls {
         let stem = ".\(url.deletingPathExtension().lastPathComponent).quire-"
         if let confinement {
             let (parent, _) = try confinement.openParent(of: url.path)
-            defer { closeDescriptor(parent) }
+            defer { SystemCall.close(parent) }
             let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
             while true {
                 let name = stem + String((0..<6).map { _ in letters.randomElement()! }) + suffix
-                let descriptor = openat(parent, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-                if descriptor >= 0 { return (descriptor, directory + "/" + name) }
-                if errno == EEXIST || errno == EINTR { continue }
-                throw .io(path: directory, call: "openat", errno: errno)
+                do throws(DataProviderError) {
+                    let descriptor = try call("openat", path: directory) {
+                        openat(parent, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                    }
+                    return (descriptor, directory + "/" + name)
+                } catch .io(_, _, let number) where number == EEXIST {
+                    continue
+                }
             }
         }
-        var template = Array("\(directory)/\(stem)XXXXXX\(suffix)".utf8CString)
-        let descriptor = try template.withUnsafeMutableBufferPointer { buffer throws(DataProviderError) in
-            try call("mkstemps", path: directory) { mkstemps(buffer.baseAddress!, Int32(suffix.utf8.count)) }
+        do throws(SystemCallError) {
+            return try SystemCall.makeTemporaryFile(
+                template: "\(directory)/\(stem)XXXXXX\(suffix)", suffixLength: suffix.utf8.count)
+        } catch {
+            throw .io(path: directory, call: error.call, errno: error.errno)
         }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return (descriptor, path)
     }
 
     /// Gives the file the permission bits of `model` if it exists, else 0666 minus the umask.
@@ -208,7 +213,7 @@ enum FileSystemCalls {
     /// Flushes a directory's entries to disk (after a rename into it).
     static func syncDirectory(_ path: String) throws(DataProviderError) {
         let descriptor = try call("open", path: path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        defer { close(descriptor) }
+        defer { SystemCall.close(descriptor) }
         try call("fsync", path: path) { fsync(descriptor) }
     }
 
@@ -223,7 +228,7 @@ enum FileSystemCalls {
             return
         }
         let (parent, name) = try confinement.openParent(of: destination)
-        defer { closeDescriptor(parent) }
+        defer { SystemCall.close(parent) }
         let sourceURL = URL(fileURLWithPath: source)
         if sourceURL.deletingLastPathComponent().path
             == URL(fileURLWithPath: destination).deletingLastPathComponent().path
@@ -244,7 +249,7 @@ enum FileSystemCalls {
             return
         }
         let (parent, name) = try confinement.openParent(of: path)
-        defer { closeDescriptor(parent) }
+        defer { SystemCall.close(parent) }
         try call("unlinkat", path: path) { unlinkat(parent, name, 0) }
     }
 
@@ -253,8 +258,4 @@ enum FileSystemCalls {
         _ = Glibc.unlink(path)
     }
 
-    /// Closes a descriptor once (never retried: Linux releases it even on EINTR).
-    static func closeDescriptor(_ descriptor: Int32) {
-        _ = Glibc.close(descriptor)
-    }
 }

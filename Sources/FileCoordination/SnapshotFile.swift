@@ -1,3 +1,4 @@
+import QuireSystem
 import Foundation
 
 #if canImport(Glibc)
@@ -5,28 +6,23 @@ import Glibc
 #endif
 
 /// The system calls of upload snapshots: descriptors opened without following links, exact reads, copies.
-/// Every call that can be interrupted is retried on `EINTR` (by ``SocketSystem``); `close` never is. Failures
-/// name the path.
+/// Every call goes through the package's one system-call layer (``SystemCall``: `EINTR` retried, `close` never);
+/// failures become ``SnapshotError``s naming the path.
 enum SnapshotFile {
     /// The size of one read while copying or archiving.
     static let chunkSize = 1 << 20
 
-    /// Runs `call` through the module's one `EINTR` loop (``SocketSystem/retrying(_:_:)``); -1 becomes a
-    /// ``SnapshotError`` naming `path`, or the clearer one `ifFails` makes of the errno.
+    /// Runs `call` through ``SystemCall/retryingOnInterrupt(_:path:_:)``; -1 becomes a ``SnapshotError`` naming
+    /// `path`, or the clearer one `ifFails` makes of the errno.
     @inline(__always)
-    static func retrying<T: BinaryInteger>(
+    static func retrying<T: FixedWidthInteger>(
         _ name: String, path: String, _ call: () -> T, ifFails explain: (Int32) -> SnapshotError? = { _ in nil }
     ) throws(SnapshotError) -> T {
         do {
-            return try SocketSystem.retrying(name, call)
+            return try SystemCall.retryingOnInterrupt(name, path: path, call)
         } catch {
             throw explain(error.errno) ?? SnapshotError(path: path, call: name, errno: error.errno)
         }
-    }
-
-    /// Closes a descriptor (never retried: on Linux the descriptor is gone even after `EINTR`).
-    static func close(_ descriptor: Int32) {
-        _ = Glibc.close(descriptor)
     }
 
     /// `fstat(2)`.

@@ -1,3 +1,4 @@
+import QuireSystem
 import Foundation
 import ZIPFoundation
 
@@ -42,7 +43,7 @@ enum UploadArchive {
         let duplicate = try SnapshotFile.retrying("fcntl", path: path) { fcntl(descriptor, F_DUPFD_CLOEXEC, 0) }
         guard let stream = fdopendir(duplicate) else {
             let code = errno
-            SnapshotFile.close(duplicate)
+            SystemCall.close(duplicate)
             throw SnapshotError(path: path, call: "fdopendir", errno: code)
         }
         defer { closedir(stream) }
@@ -64,7 +65,7 @@ enum UploadArchive {
             let child = try SnapshotFile.retrying("openat", path: path) {
                 openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             }
-            defer { SnapshotFile.close(child) }
+            defer { SystemCall.close(child) }
             try addDirectory(child, at: path, entry: entry + "/", to: archive)
         case S_IFLNK:
             let target = try linkTarget(named: name, in: directory, at: path)
@@ -76,7 +77,7 @@ enum UploadArchive {
             let file = try SnapshotFile.retrying("openat", path: path) {
                 openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             }
-            defer { SnapshotFile.close(file) }
+            defer { SystemCall.close(file) }
             let opened = try SnapshotFile.status(of: file, path: path)
             // Replaced by something else since `fstatat` (only an uncoordinated change can do that): what it is
             // now decides, and a FIFO or device is left out as below.

@@ -1,3 +1,4 @@
+import QuireSystem
 import CoordinationArbiter
 import Foundation
 
@@ -106,7 +107,7 @@ struct UploadSnapshots: Sendable {
                     path: source, reason: "is a symbolic link: read it with .resolvesSymbolicLink to upload its target")
                 : nil
         }
-        defer { SnapshotFile.close(descriptor) }
+        defer { SystemCall.close(descriptor) }
         let info = try SnapshotFile.status(of: descriptor, path: source)
         switch info.st_mode & S_IFMT {
         case S_IFREG:

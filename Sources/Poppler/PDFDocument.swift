@@ -1,4 +1,5 @@
 import CPoppler
+import QuireSystem
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -196,7 +197,7 @@ public final class PDFDocument: @unchecked Sendable {
     public func dataRepresentation() throws(PDFError) -> Data {
         // poppler_document_save_to_fd writes nothing for stream-based documents in poppler 22.12 (measured:
         // 0 bytes and a success result), so save to a private temporary file by URI and read it back.
-        let file = try SystemCall.TemporaryFile()
+        let file = try TemporaryFile()
         defer { file.remove() }
         try withDocument { document throws(PDFError) in
             var error: UnsafeMutablePointer<GError>?
@@ -208,7 +209,7 @@ public final class PDFDocument: @unchecked Sendable {
                 throw GLibInterop.operationError("saving the document", consuming: error)
             }
         }
-        return Data(try SystemCall.readAll(file.descriptor))
+        return Data(try file.readAll())
     }
 
     /// Writes the document, with every change made through this instance, to `descriptor` (open for writing, at
@@ -221,11 +222,13 @@ public final class PDFDocument: @unchecked Sendable {
     /// file instead.
     /// - Throws: `PDFError.operationFailed` if poppler or the operating system cannot write it.
     public func write(toDescriptor descriptor: Int32) throws(PDFError) {
-        let duplicate = dup(descriptor)
-        guard duplicate >= 0 else {
-            throw .operationFailed(operation: "saving the document", reason: String(cString: strerror(errno)))
+        let duplicate: Int32
+        do throws(SystemCallError) {
+            duplicate = try SystemCall.duplicate(descriptor)
+        } catch {
+            throw .operationFailed(operation: "saving the document", reason: error.reason)
         }
-        defer { close(duplicate) }
+        defer { SystemCall.close(duplicate) }
         try withDocument { document throws(PDFError) in
             var error: UnsafeMutablePointer<GError>?
             let saved = poppler_document_save_to_fd(document, duplicate, 1, &error)

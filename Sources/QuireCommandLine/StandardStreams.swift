@@ -1,10 +1,13 @@
+import QuireSystem
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// The one place where the command writes to its standard streams: whole buffers, retrying `EINTR`.
+/// The one place where the command writes to its standard streams: whole buffers, `EINTR` retried by the
+/// package's one system-call layer (``SystemCall``).
 public enum StandardStreams {
     /// Writes bytes to standard output; a closed pipe ends the write quietly.
     public static func write(_ bytes: some Sequence<UInt8>) {
@@ -25,11 +28,10 @@ public enum StandardStreams {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
+                let written = try? SystemCall.retryingOnInterrupt("write") {
+                    Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 }
+                guard let written else { return }
                 offset += written
             }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CQuireLinux
+import QuireSystem
 import Foundation
 import PDFWorkerWire
 import Poppler
@@ -61,18 +62,24 @@ struct PDFWorkerLoop {
         while true {
             var attached: [Int32] = [-1, -1]
             var count: Int32 = 0
-            let length = packet.withUnsafeMutableBytes { buffer in
-                CQuire_receiveWithDescriptors(socket, buffer.baseAddress, buffer.count, &attached, 2, &count)
+            let received = packet.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemCallError) in
+                    try SystemCall.retryingOnInterrupt("recvmsg") {
+                        CQuire_receiveWithDescriptors(socket, buffer.baseAddress, buffer.count, &attached, 2, &count)
+                    }
+                }
             }
-            if length == 0 { exit(0) }
-            if length < 0 {
-                if errno == EINTR { continue }
-                if errno == EBADMSG {
+            let length: Int
+            switch received {
+            case .success(let value): length = value
+            case .failure(let error):
+                if error.errno == EBADMSG {
                     send(PDFWorkerReply(status: .failed, message: "the request was malformed (too long, or too many descriptors)"))
                     continue
                 }
                 exit(0)
             }
+            if length == 0 { exit(0) }
             let descriptors = Array(attached.prefix(Int(count)))
             let reply: (PDFWorkerReply, Int32)
             do {
@@ -89,12 +96,12 @@ struct PDFWorkerLoop {
 
     private func send(_ reply: PDFWorkerReply, attaching descriptor: Int32 = -1) {
         let bytes = reply.encoded()
-        while true {
-            let sent = bytes.withUnsafeBytes { CQuire_sendWithDescriptor(socket, $0.baseAddress, $0.count, descriptor) }
-            if sent >= 0 { return }
-            if errno == EINTR { continue }
-            exit(0)  // the service is gone
+        let sent = bytes.withUnsafeBytes { raw in
+            try? SystemCall.retryingOnInterrupt("sendmsg") {
+                CQuire_sendWithDescriptor(socket, raw.baseAddress, raw.count, descriptor)
+            }
         }
+        if sent == nil { exit(0) }  // the service is gone
     }
 
     /// Performs a request on the attached PDF (and edit log): the reply and the result's memfd (or -1).

@@ -54,7 +54,7 @@
             case .openWrite:
                 exit(open("/dev/null", O_WRONLY | O_CLOEXEC) >= 0 ? 0 : errno)
             case .socket:
-                exit(Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0) >= 0 ? 0 : errno)
+                exit(Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) >= 0 ? 0 : errno)
             case .connect:
                 var address = sockaddr_un()
                 address.sun_family = sa_family_t(AF_UNIX)

@@ -22,7 +22,9 @@ extension CommandFailure {
         case let failure as CommandFailure:
             self = failure
         case let error as SystemCallError:
-            self.init(error.description, exitCode: Self.exitCode(for: error))
+            self.init(error.description, exitCode: Self.exitCode(for: error, creating: false))
+        case let error as OutputCreationError:
+            self.init(error.description, exitCode: Self.exitCode(for: error.failure, creating: true))
         case let error as FileCoordinationError:
             switch error {
             case .timedOut(let url):
@@ -48,12 +50,14 @@ extension CommandFailure {
         }
     }
 
-    private static func exitCode(for error: SystemCallError) -> Int32 {
+    /// The exit code of a failed call; `creating` when it was making an output (then a missing directory or an
+    /// existing item means the output cannot be created).
+    private static func exitCode(for error: SystemCallError, creating: Bool) -> Int32 {
         switch error.errno {
         case EACCES, EPERM, EROFS: return permission
-        case ENOENT, ENOTDIR: return error.creating ? cannotCreate : noInput
-        case EISDIR: return error.creating ? cannotCreate : noInput
-        case EEXIST, ENOTEMPTY, ENOSPC, EDQUOT, EXDEV, EBUSY: return error.creating ? cannotCreate : ioError
+        case ENOENT, ENOTDIR: return creating ? cannotCreate : noInput
+        case EISDIR: return creating ? cannotCreate : noInput
+        case EEXIST, ENOTEMPTY, ENOSPC, EDQUOT, EXDEV, EBUSY: return creating ? cannotCreate : ioError
         default: return ioError
         }
     }

@@ -32,6 +32,10 @@ int CQuire_accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int fl
 /// pipe2(2).
 int CQuire_pipe2(int fds[2], int flags);
 
+/// mkostemps(3): creates and opens a new file from `template` (its last six characters before `suffixlen` more
+/// are XXXXXX, replaced in place) with the extra open `flags` (O_CLOEXEC), mode 0600.
+int CQuire_mkostemps(char *template, int suffixlen, int flags);
+
 /// getsockopt(SO_PEERCRED): the process, user and group at the other end of a Unix socket.
 int CQuire_peerCredentials(int sockfd, pid_t *pid, uid_t *uid, gid_t *gid);
 

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -29,20 +30,30 @@ public final class StoreLock: Sendable {
         }
         let lockPath = storeDirectory.appendingPathComponent("quire.lock", isDirectory: false).path
         fileURL = URL(fileURLWithPath: lockPath, isDirectory: false)
-        let fd = Self.retryingEINTR { open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) }
-        guard fd >= 0 else { throw .cannotLock(store: store, reason: Self.reason("open", errno)) }
-        if Self.retryingEINTR({ flock(fd, LOCK_EX | LOCK_NB) }) != 0 {
-            let code = errno
+        let fd: Int32
+        do throws(SystemCallError) {
+            fd = try SystemCall.retryingOnInterrupt("open", path: lockPath) {
+                open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            }
+        } catch {
+            throw .cannotLock(store: store, reason: Self.reason(error))
+        }
+        do throws(SystemCallError) {
+            try SystemCall.retryingOnInterrupt("flock", path: lockPath) { flock(fd, LOCK_EX | LOCK_NB) }
+        } catch {
             let holder = Self.readPID(fd)
-            close(fd)
-            if code == EWOULDBLOCK { throw .inUse(store: store, pid: holder) }
-            throw .cannotLock(store: store, reason: Self.reason("flock", code))
+            SystemCall.close(fd)
+            if error.errno == EWOULDBLOCK { throw .inUse(store: store, pid: holder) }
+            throw .cannotLock(store: store, reason: Self.reason(error))
         }
         let pid = Array("\(getpid())\n".utf8)
-        guard ftruncate(fd, 0) == 0, pwrite(fd, pid, pid.count, 0) == pid.count else {
-            let code = errno
-            close(fd)
-            throw .cannotLock(store: store, reason: Self.reason("write", code))
+        do throws(SystemCallError) {
+            try SystemCall.retryingOnInterrupt("ftruncate", path: lockPath) { ftruncate(fd, 0) }
+            let written = try SystemCall.retryingOnInterrupt("write", path: lockPath) { pwrite(fd, pid, pid.count, 0) }
+            if written != pid.count { throw SystemCallError(call: "write", errno: EIO, path: lockPath) }
+        } catch {
+            SystemCall.close(fd)
+            throw .cannotLock(store: store, reason: Self.reason(error))
         }
         descriptor = Mutex(fd)
     }
@@ -55,29 +66,21 @@ public final class StoreLock: Sendable {
             defer { fd = -1 }
             return fd
         }
-        if fd >= 0 { close(fd) }  // outside the lock: no syscall under a lock
+        if fd >= 0 { SystemCall.close(fd) }  // outside the lock: no syscall under a lock
     }
 
     /// The pid in the lock file, if it holds one.
     private static func readPID(_ fd: Int32) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 32)
-        let count = pread(fd, &buffer, buffer.count, 0)
+        let count = (try? SystemCall.retryingOnInterrupt("pread") { pread(fd, &buffer, buffer.count, 0) }) ?? 0
         guard count > 0 else { return nil }
         let text = String(decoding: buffer.prefix(count), as: UTF8.self)
         return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// "CALL failed (strerror)".
-    private static func reason(_ call: String, _ code: Int32) -> String {
-        "\(call) of quire.lock failed (\(String(cString: strerror(code)).lowercased()))"
-    }
-
-    private static func retryingEINTR(_ call: () -> Int32) -> Int32 {
-        while true {
-            let result = call()
-            if result == -1, errno == EINTR { continue }
-            return result
-        }
+    /// "CALL of quire.lock failed (strerror)".
+    private static func reason(_ error: SystemCallError) -> String {
+        "\(error.call) of quire.lock failed (\(error.reason.lowercased()))"
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import NIOCore
 import Synchronization
 
@@ -109,8 +110,8 @@ final class IncomingUpload: Sendable {
     }
 }
 
-/// The temporary file of an ``IncomingUpload`` while it is written: created with `mkstemp` (mode 0600, then
-/// close-on-exec), written through its descriptor, synced and closed by ``finish()``.
+/// The temporary file of an ``IncomingUpload`` while it is written: created with `mkostemps` (mode 0600,
+/// close-on-exec from its creation), written through its descriptor, synced and closed by ``finish()``.
 private final class TemporaryFile: Sendable {
     let url: URL
     private let descriptor: Mutex<Int32>
@@ -122,7 +123,7 @@ private final class TemporaryFile: Sendable {
 
     deinit {
         let fd = descriptor.withLock { $0 }
-        if fd >= 0 { close(fd) }
+        if fd >= 0 { SystemCall.close(fd) }
     }
 
     /// A new empty file `.upload-XXXXXX` in `directory`.
@@ -131,11 +132,13 @@ private final class TemporaryFile: Sendable {
     ) async throws -> TemporaryFile {
         let made = Mutex<TemporaryFile?>(nil)
         try await blocking {
-            var template = Array("\(directory.path)/.upload-XXXXXX".utf8CString)
-            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let created: (descriptor: Int32, path: String)
+            do throws(SystemCallError) {
+                created = try SystemCall.makeTemporaryFile(template: "\(directory.path)/.upload-XXXXXX")
+            } catch {
+                throw POSIXError(POSIXErrorCode(rawValue: error.errno) ?? .EIO)
+            }
+            let (fd, path) = created
             let file = TemporaryFile(url: URL(fileURLWithPath: path), descriptor: fd)
             made.withLock { $0 = file }
         }
@@ -148,12 +151,13 @@ private final class TemporaryFile: Sendable {
         try buffer.withUnsafeReadableBytes { bytes in
             var offset = 0
             while offset < bytes.count {
-                let count = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                do throws(SystemCallError) {
+                    offset += try SystemCall.retryingOnInterrupt("write", path: url.path) {
+                        Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                    }
+                } catch {
+                    throw POSIXError(POSIXErrorCode(rawValue: error.errno) ?? .EIO)
                 }
-                offset += count
             }
         }
     }
@@ -165,7 +169,7 @@ private final class TemporaryFile: Sendable {
             return fd
         }
         guard fd >= 0 else { return }
-        defer { close(fd) }
+        defer { SystemCall.close(fd) }
         guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
@@ -179,11 +183,11 @@ private final class TemporaryFile: Sendable {
         // Cleanup must happen even for a cancelled task: the pool, else here (unlink does not wait for the disk).
         do {
             try await blocking {
-                if fd >= 0 { close(fd) }
+                if fd >= 0 { SystemCall.close(fd) }
                 unlink(path)
             }
         } catch {
-            if fd >= 0 { close(fd) }
+            if fd >= 0 { SystemCall.close(fd) }
             unlink(path)
         }
     }

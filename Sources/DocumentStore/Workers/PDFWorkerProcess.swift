@@ -1,6 +1,7 @@
 import CQuireLinux
 import Foundation
 import PDFWorkerWire
+import QuireSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -26,11 +27,11 @@ final class PDFWorkerProcess {
     }
 
     deinit {
-        close(socket)
+        SystemCall.close(socket)
         if !isReaped {
             kill(pid, SIGKILL)
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+            _ = try? SystemCall.retryingOnInterrupt("waitpid") { waitpid(pid, &status, 0) }
         }
     }
 
@@ -50,7 +51,7 @@ final class PDFWorkerProcess {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0
         else { throw .unavailable("socketpair: \(String(cString: strerror(errno)))") }
-        defer { close(ends[1]) }
+        defer { SystemCall.close(ends[1]) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -71,7 +72,7 @@ final class PDFWorkerProcess {
             withCStrings(environment) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
         }
         guard result == 0 else {
-            close(ends[0])
+            SystemCall.close(ends[0])
             throw .unavailable("cannot start \(executable): \(String(cString: strerror(result)))")
         }
         return PDFWorkerProcess(pid: pid, socket: ends[0])
@@ -94,13 +95,14 @@ final class PDFWorkerProcess {
         } catch {
             throw .refused(PDFWorkerReply(status: .invalidArgument, message: error.description))
         }
-        while true {
-            let attached = edits >= 0 ? [pdf, edits] : [pdf]
-            let sent = packet.withUnsafeBytes {
-                CQuire_sendWithDescriptors(socket, $0.baseAddress, $0.count, attached, Int32(attached.count))
+        let outgoing = edits >= 0 ? [pdf, edits] : [pdf]
+        do throws(SystemCallError) {
+            try SystemCall.retryingOnInterrupt("sendmsg") {
+                packet.withUnsafeBytes { bytes in
+                    CQuire_sendWithDescriptors(socket, bytes.baseAddress, bytes.count, outgoing, Int32(outgoing.count))
+                }
             }
-            if sent >= 0 { break }
-            if errno == EINTR { continue }
+        } catch {
             throw .workerCrashed(ended())
         }
         let started = ContinuousClock.now
@@ -110,27 +112,26 @@ final class PDFWorkerProcess {
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let milliseconds = Int32(
                 clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-            let ready = poll(&descriptor, 1, milliseconds)
-            if ready == 0 { continue }
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw .workerCrashed("poll: \(String(cString: strerror(errno)))")
+            let ready: Int32
+            do throws(SystemCallError) {
+                ready = try SystemCall.retryingOnInterrupt("poll") { poll(&descriptor, 1, milliseconds) }
+            } catch {
+                throw .workerCrashed(error.description)
             }
-            break
+            if ready > 0 { break }
         }
         var buffer = [UInt8](repeating: 0, count: PDFWorkerMessage.maximumReplySize)
         var attached: Int32 = -1
-        var count: Int
-        repeat {
-            count = buffer.withUnsafeMutableBytes {
-                CQuire_receiveWithDescriptor(socket, $0.baseAddress, $0.count, &attached)
+        let count = buffer.withUnsafeMutableBytes { bytes in
+            try? SystemCall.retryingOnInterrupt("recvmsg") {
+                CQuire_receiveWithDescriptor(socket, bytes.baseAddress, bytes.count, &attached)
             }
-        } while count < 0 && errno == EINTR
-        guard count > 0 else { throw .workerCrashed(ended()) }
+        }
+        guard let count, count > 0 else { throw .workerCrashed(ended()) }
         do {
             return (try PDFWorkerReply(decoding: Array(buffer[0..<count])), attached)
         } catch {
-            if attached >= 0 { close(attached) }
+            if attached >= 0 { SystemCall.close(attached) }
             throw .workerCrashed("it sent a malformed reply (\(error))")
         }
     }
@@ -146,8 +147,7 @@ final class PDFWorkerProcess {
     private func ended() -> String {
         guard !isReaped else { return "it had ended" }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            if errno == EINTR { continue }
+        guard (try? SystemCall.retryingOnInterrupt("waitpid") { waitpid(pid, &status, 0) }) != nil else {
             isReaped = true
             return "it ended"
         }

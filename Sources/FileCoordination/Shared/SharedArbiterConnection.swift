@@ -1,3 +1,4 @@
+import QuireSystem
 import CoordinationArbiter
 import Foundation
 import Synchronization
@@ -199,7 +200,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                 do throws(ConnectionFailure) {
                     try Self.handshake(connected, &decoder)
                 } catch {
-                    SocketSystem.close(connected)
+                    SystemCall.close(connected)
                     throw error
                 }
                 descriptor = connected
@@ -412,7 +413,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             state.snapshots = [:]
             return cut
         }
-        SocketSystem.close(descriptor)
+        SystemCall.close(descriptor)
         for (message, presenter) in cut.sorted(by: { $0.key < $1.key }) {
             perform(.deliver(PresenterDelivery(
                 client: ClientID(0), presenter: presenter, id: MessageID(0),

@@ -1,3 +1,4 @@
+import QuireSystem
 import CoordinationArbiter
 import Foundation
 import Synchronization
@@ -99,11 +100,11 @@ final class SharedArbiterHost: @unchecked Sendable {
         }
         do {
             (wakeRead, wakeWrite) = try SocketSystem.makeWakePipe()
-            clientsFile = try SocketSystem.retrying("open") {
+            clientsFile = try SystemCall.retryingOnInterrupt("open") {
                 open(paths.clients, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             }
         } catch {
-            SocketSystem.close(listener)
+            SystemCall.close(listener)
             throw .arbiterUnavailable("cannot set up the arbiter host: \(error)")
         }
         SocketSystem.replaceContents(of: lockDescriptor, with: "\(getpid())\n")
@@ -172,11 +173,11 @@ final class SharedArbiterHost: @unchecked Sendable {
             SocketSystem.unlinkIfPresent(paths.socket)
             SocketSystem.replaceContents(of: clientsFile, with: "")
         }
-        for connection in connections.values { SocketSystem.close(connection.descriptor) }
+        for connection in connections.values { SystemCall.close(connection.descriptor) }
         connections = [:]
-        SocketSystem.close(listener)
-        SocketSystem.close(clientsFile)
-        SocketSystem.close(lockDescriptor)
+        SystemCall.close(listener)
+        SystemCall.close(clientsFile)
+        SystemCall.close(lockDescriptor)
     }
 
     // MARK: the loop
@@ -243,7 +244,7 @@ final class SharedArbiterHost: @unchecked Sendable {
                 if let bytes = try? WireEncoder.encode(.refused(reason: "the shared arbiter serves only uid \(SocketSystem.userID)")) {
                     bytes.withUnsafeBytes { _ = try? SocketSystem.send(descriptor, $0) }
                 }
-                SocketSystem.close(descriptor)
+                SystemCall.close(descriptor)
                 continue
             }
             let slot: UInt64
@@ -495,7 +496,7 @@ final class SharedArbiterHost: @unchecked Sendable {
     private func disconnect(_ slot: UInt64) {
         guard let connection = connections.removeValue(forKey: slot) else { return }
         descriptorSlots[connection.descriptor] = nil
-        SocketSystem.close(connection.descriptor)
+        SystemCall.close(connection.descriptor)
         if connection.pid != getpid() { foreignConnections.wrappingSubtract(1, ordering: .relaxed) }
         freeSlots.append(slot)
         deferred.removeAll {

@@ -1,3 +1,4 @@
+import QuireSystem
 import CoordinationArbiter
 import Foundation
 
@@ -26,7 +27,7 @@ enum SharedArbiterStatus {
         } catch {
             throw .arbiterUnavailable("cannot connect to \(paths.socket): \(error)")
         }
-        defer { SocketSystem.close(descriptor) }
+        defer { SystemCall.close(descriptor) }
         var decoder = WireDecoder()
         do throws(ConnectionFailure) {
             try SharedArbiterConnection.handshake(descriptor, &decoder)

@@ -1,41 +1,14 @@
-import CQuireLinux
+import QuireSystem
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// An `errno` value from a failed system call, with the call's name.
-struct SystemCallError: Error, CustomStringConvertible {
-    /// The failed call, e.g. `connect`.
-    let call: String
-    /// The error number it set.
-    let errno: Int32
-
-    /// `connect: No such file or directory (errno 2)`.
-    var description: String { "\(call): \(String(cString: strerror(errno))) (errno \(errno))" }
-}
-
-/// The one place where the shared arbiter calls the operating system: Unix sockets, `flock`, `poll`, pipes
-/// and file modes. Every call that can be interrupted is retried on `EINTR` here; `close` never is.
+/// The shared arbiter's use of the operating system: Unix sockets, `flock`, `poll`, pipes and file modes, each
+/// through the package's one system-call layer (``SystemCall``: its `EINTR` loop, its ``SystemCallError``).
 enum SocketSystem {
     /// The longest socket path `sockaddr_un` can hold (without its terminating NUL).
     static let maximumSocketPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
-
-    /// Runs `call` until it does not fail with `EINTR`; a result of -1 becomes a ``SystemCallError``.
-    @inline(__always)
-    static func retrying<T: BinaryInteger>(_ name: String, _ call: () -> T) throws(SystemCallError) -> T {
-        while true {
-            let result = call()
-            if result != -1 { return result }
-            let code = Glibc.errno
-            if code != EINTR { throw SystemCallError(call: name, errno: code) }
-        }
-    }
-
-    /// Closes a descriptor (never retried: on Linux the descriptor is gone even after `EINTR`).
-    static func close(_ descriptor: Int32) {
-        _ = Glibc.close(descriptor)
-    }
 
     /// The real user id of this process.
     static var userID: UInt32 { getuid() }
@@ -43,20 +16,21 @@ enum SocketSystem {
     /// `lstat(2)`: type, owner and permission bits of a path, not following a final symlink.
     static func status(of path: String) throws(SystemCallError) -> (isDirectory: Bool, isSocket: Bool, owner: UInt32, mode: UInt32) {
         var info = stat()
-        _ = try retrying("lstat") { lstat(path, &info) }
+        _ = try SystemCall.retryingOnInterrupt("lstat") { lstat(path, &info) }
         let type = info.st_mode & S_IFMT
         return (type == S_IFDIR, type == S_IFSOCK, info.st_uid, info.st_mode & 0o7777)
     }
 
     /// `mkdir(2)` with mode 0700; an existing path is not an error.
     static func makeDirectory(_ path: String) throws(SystemCallError) {
-        if mkdir(path, 0o700) == 0 || Glibc.errno == EEXIST { return }
-        throw SystemCallError(call: "mkdir", errno: Glibc.errno)
+        do throws(SystemCallError) {
+            try SystemCall.retryingOnInterrupt("mkdir", path: path) { mkdir(path, 0o700) }
+        } catch where error.errno == EEXIST {}
     }
 
     /// `chmod(2)`.
     static func changeMode(_ path: String, to mode: mode_t) throws(SystemCallError) {
-        _ = try retrying("chmod") { chmod(path, mode) }
+        _ = try SystemCall.retryingOnInterrupt("chmod") { chmod(path, mode) }
     }
 
     /// `unlink(2)`; a missing file is not an error.
@@ -67,45 +41,48 @@ enum SocketSystem {
     /// Opens (creating, mode 0600) the lock file and tries to take an exclusive `flock` on it without waiting.
     /// Returns the descriptor holding the lock, or nil if another process holds it.
     static func tryExclusiveLock(_ path: String) throws(SystemCallError) -> Int32? {
-        let descriptor = try retrying("open") { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        let descriptor = try SystemCall.retryingOnInterrupt("open") { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
         do throws(SystemCallError) {
-            _ = try retrying("flock") { flock(descriptor, LOCK_EX | LOCK_NB) }
+            _ = try SystemCall.retryingOnInterrupt("flock") { flock(descriptor, LOCK_EX | LOCK_NB) }
             return descriptor
         } catch where error.errno == EWOULDBLOCK {
-            close(descriptor)
+            SystemCall.close(descriptor)
             return nil
         } catch {
-            close(descriptor)
+            SystemCall.close(descriptor)
             throw error
         }
     }
 
-    /// Replaces the contents of an open file with `text` (used for the lock file's pid and the client list).
+    /// Replaces the contents of an open file with `text` (used for the lock file's pid and the client list);
+    /// best effort: a failure leaves what was written so far.
     static func replaceContents(of descriptor: Int32, with text: String) {
         var bytes = Array(text.utf8)
-        _ = ftruncate(descriptor, 0)
+        _ = try? SystemCall.retryingOnInterrupt("ftruncate") { ftruncate(descriptor, 0) }
         bytes.withUnsafeMutableBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let written = pwrite(descriptor, raw.baseAddress! + offset, raw.count - offset, off_t(offset))
-                if written < 0 && Glibc.errno == EINTR { continue }
-                if written <= 0 { return }
+                let written = try? SystemCall.retryingOnInterrupt("pwrite") {
+                    pwrite(descriptor, raw.baseAddress! + offset, raw.count - offset, off_t(offset))
+                }
+                guard let written, written > 0 else { return }
                 offset += written
             }
         }
     }
 
-    /// The contents of a small file, or nil if it cannot be read.
+    /// The contents of a small file, or nil if it cannot be opened.
     static func readSmallFile(_ path: String, limit: Int = 1 << 20) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
+        guard let descriptor = try? SystemCall.retryingOnInterrupt("open", path: path, { open(path, O_RDONLY | O_CLOEXEC) })
+        else { return nil }
+        defer { SystemCall.close(descriptor) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while bytes.count < limit {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && Glibc.errno == EINTR { continue }
-            if count <= 0 { break }
+            let count = chunk.withUnsafeMutableBytes { raw in
+                try? SystemCall.retryingOnInterrupt("read", path: path) { Glibc.read(descriptor, raw.baseAddress, raw.count) }
+            }
+            guard let count, count > 0 else { break }
             bytes.append(contentsOf: chunk[0..<count])
         }
         return String(decoding: bytes, as: UTF8.self)
@@ -118,7 +95,7 @@ enum SocketSystem {
 
     /// Fills a `sockaddr_un` for `path` and calls `body` with it; throws `ENAMETOOLONG` for a long path.
     private static func withAddress<R>(
-        _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R
+        _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemCallError) -> R
     ) throws(SystemCallError) -> R {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -128,9 +105,9 @@ enum SocketSystem {
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        return try withUnsafePointer(to: &address) { pointer throws(SystemCallError) in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(SystemCallError) in
+                try body(address, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
     }
@@ -138,7 +115,7 @@ enum SocketSystem {
     /// A non-blocking listening Unix stream socket bound at `path` (a stale file there is replaced), mode 0600.
     /// The path's length is checked against `sockaddr_un` with room for the temporary suffix.
     static func listen(at path: String) throws(SystemCallError) -> Int32 {
-        let descriptor = try retrying("socket") {
+        let descriptor = try SystemCall.retryingOnInterrupt("socket") {
             socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         }
         do throws(SystemCallError) {
@@ -146,64 +123,55 @@ enum SocketSystem {
             // the socket with the mode the umask gave it.
             let temporary = "\(path).\(getpid()).new"
             unlinkIfPresent(temporary)
-            let bound = try withAddress(temporary) { Glibc.bind(descriptor, $0, $1) }
-            if bound != 0 { throw SystemCallError(call: "bind", errno: Glibc.errno) }
+            _ = try withAddress(temporary) { address, length throws(SystemCallError) in
+                try SystemCall.retryingOnInterrupt("bind", path: temporary) { Glibc.bind(descriptor, address, length) }
+            }
             do throws(SystemCallError) {
                 try changeMode(temporary, to: 0o600)
-                _ = try retrying("listen") { Glibc.listen(descriptor, 512) }
-                _ = try retrying("rename") { Glibc.rename(temporary, path) }
+                _ = try SystemCall.retryingOnInterrupt("listen") { Glibc.listen(descriptor, 512) }
+                _ = try SystemCall.retryingOnInterrupt("rename") { Glibc.rename(temporary, path) }
             } catch {
                 unlinkIfPresent(temporary)
                 throw error
             }
             return descriptor
         } catch {
-            close(descriptor)
+            SystemCall.close(descriptor)
             throw error
         }
     }
 
     /// A blocking Unix stream socket connected to `path`.
     static func connect(to path: String) throws(SystemCallError) -> Int32 {
-        let descriptor = try retrying("socket") {
+        let descriptor = try SystemCall.retryingOnInterrupt("socket") {
             socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
         do throws(SystemCallError) {
-            while true {
-                let result = try withAddress(path) { Glibc.connect(descriptor, $0, $1) }
-                if result == 0 { return descriptor }
-                if Glibc.errno != EINTR { throw SystemCallError(call: "connect", errno: Glibc.errno) }
+            _ = try withAddress(path) { address, length throws(SystemCallError) in
+                try SystemCall.retryingOnInterrupt("connect", path: path) { Glibc.connect(descriptor, address, length) }
             }
+            return descriptor
         } catch {
-            close(descriptor)
+            SystemCall.close(descriptor)
             throw error
         }
     }
 
-    /// Accepts a connection as a non-blocking socket, or nil when none is pending.
+    /// Accepts a connection as a non-blocking, close-on-exec socket, or nil when none is pending.
     static func accept(_ listener: Int32) throws(SystemCallError) -> Int32? {
-        do throws(SystemCallError) {
-            return try retrying("accept4") {
-                CQuire_accept4(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
-            }
-        } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK || error.errno == ECONNABORTED {
-            return nil
-        }
+        try SystemCall.accept(listener, .nonBlocking)
     }
 
     /// The process and user at the other end of a Unix socket (`SO_PEERCRED`).
     static func peerCredentials(of descriptor: Int32) throws(SystemCallError) -> (pid: Int32, uid: UInt32) {
-        var pid: pid_t = 0
-        var uid: uid_t = 0
-        var gid: gid_t = 0
-        _ = try retrying("getsockopt") { CQuire_peerCredentials(descriptor, &pid, &uid, &gid) }
-        return (pid, uid)
+        let credentials = try SystemCall.peerCredentials(of: descriptor)
+        return (credentials.pid, credentials.uid)
     }
 
     /// Reads into `buffer`: the byte count, 0 at end of stream, nil when a non-blocking socket has nothing.
     static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int? {
         do throws(SystemCallError) {
-            return try retrying("read") { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
+            return try SystemCall.retryingOnInterrupt("read") { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
         } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
             return nil
         }
@@ -212,7 +180,7 @@ enum SocketSystem {
     /// Writes what a non-blocking socket takes of `bytes` now; never raises SIGPIPE.
     static func send(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
         do throws(SystemCallError) {
-            return try retrying("send") { Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+            return try SystemCall.retryingOnInterrupt("send") { Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
         } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
             return 0
         }
@@ -223,7 +191,7 @@ enum SocketSystem {
         var offset = 0
         while offset < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
-            offset += try retrying("send") { Glibc.send(descriptor, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL)) }
+            offset += try SystemCall.retryingOnInterrupt("send") { Glibc.send(descriptor, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL)) }
         }
     }
 
@@ -253,9 +221,7 @@ enum SocketSystem {
 
     /// A non-blocking, close-on-exec pipe: (read end, write end).
     static func makeWakePipe() throws(SystemCallError) -> (Int32, Int32) {
-        var ends: [Int32] = [0, 0]
-        _ = try retrying("pipe2") { CQuire_pipe2(&ends, O_CLOEXEC | O_NONBLOCK) }
-        return (ends[0], ends[1])
+        try SystemCall.makePipe(.nonBlocking)
     }
 
     /// Writes one byte to a wake pipe (async-signal-safe).

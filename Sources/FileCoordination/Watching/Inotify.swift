@@ -1,11 +1,12 @@
+import QuireSystem
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The one place where the watcher calls the operating system: inotify, `poll`, the wake-up pipe and `stat`.
-///
-/// Every call that can be interrupted is retried on `EINTR`; a failure becomes an ``InotifyError`` that names
-/// the call and the path. `close` is never retried.
+/// The watcher's use of the operating system: inotify, `poll`, the wake-up pipe and `stat`, each through the
+/// package's one system-call layer (``SystemCall``: `EINTR` retried, `close` never; a failure is a
+/// ``SystemCallError`` naming the call and the path).
 enum Inotify {
     /// The events every directory watch asks for. `IN_ONLYDIR` refuses a path that is not a directory;
     /// `IN_EXCL_UNLINK` drops events on children that were unlinked but are still open.
@@ -15,119 +16,67 @@ enum Inotify {
     ]
 
     /// Creates an inotify instance with `IN_NONBLOCK | IN_CLOEXEC`.
-    static func initialize() throws(InotifyError) -> Int32 {
-        try valueOrErrno("inotify_init1", path: nil) { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+    static func initialize() throws(SystemCallError) -> Int32 {
+        try SystemCall.retryingOnInterrupt("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
     }
 
     /// Watches `directory` with ``directoryMask``; returns the watch descriptor (the same one for a directory
     /// that is already watched by this instance).
-    static func addWatch(_ descriptor: Int32, directory: String) throws(InotifyError) -> Int32 {
-        try valueOrErrno("inotify_add_watch", path: directory) {
+    static func addWatch(_ descriptor: Int32, directory: String) throws(SystemCallError) -> Int32 {
+        try SystemCall.retryingOnInterrupt("inotify_add_watch", path: directory) {
             inotify_add_watch(descriptor, directory, directoryMask.rawValue)
         }
     }
 
     /// Removes a watch. `EINVAL` (the kernel already dropped it) is expected and ignored.
     static func removeWatch(_ descriptor: Int32, _ watch: Int32) {
-        _ = try? valueOrErrno("inotify_rm_watch", path: nil) { inotify_rm_watch(descriptor, watch) }
+        _ = try? SystemCall.retryingOnInterrupt("inotify_rm_watch") { inotify_rm_watch(descriptor, watch) }
     }
 
     /// Reads what is queued on a non-blocking descriptor into `buffer`; nil when nothing is queued (`EAGAIN`).
-    static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(InotifyError) -> Int? {
-        do {
-            return try valueOrErrno("read", path: nil) { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
-        } catch let error where error.code == EAGAIN || error.code == EWOULDBLOCK {
+    static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int? {
+        do throws(SystemCallError) {
+            return try SystemCall.retryingOnInterrupt("read") { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
+        } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
             return nil
         }
     }
 
     /// Waits until one of `descriptors` is readable or `timeout` milliseconds pass (-1: no limit).
     /// An interrupted wait returns at once, so the caller recomputes its deadline instead of waiting again.
-    static func poll(_ descriptors: inout [pollfd], timeout: Int32) throws(InotifyError) {
-        let result = descriptors.withUnsafeMutableBufferPointer {
-            Glibc.poll($0.baseAddress, nfds_t($0.count), timeout)
-        }
-        if result < 0 && errno != EINTR { throw InotifyError(syscall: "poll", code: errno, path: nil) }
+    static func poll(_ descriptors: inout [pollfd], timeout: Int32) throws(SystemCallError) {
+        try SocketSystem.poll(&descriptors, timeout: timeout)
     }
 
-    /// A non-blocking, close-on-exec pipe used to wake the reader thread.
-    static func makeWakePipe() throws(InotifyError) -> (read: Int32, write: Int32) {
-        var ends: [Int32] = [-1, -1]
-        _ = try valueOrErrno("pipe", path: nil) { pipe(&ends) }
-        for end in ends {
-            _ = try valueOrErrno("fcntl", path: nil) { fcntl(end, F_SETFL, O_NONBLOCK) }
-            _ = try valueOrErrno("fcntl", path: nil) { fcntl(end, F_SETFD, FD_CLOEXEC) }
-        }
-        return (ends[0], ends[1])
+    /// A pipe to wake the reader thread: non-blocking, and close-on-exec from its creation (`pipe2`), so no
+    /// child started meanwhile inherits it; nothing stays open when it fails.
+    static func makeWakePipe() throws(SystemCallError) -> (read: Int32, write: Int32) {
+        try SystemCall.makePipe(.nonBlocking)
     }
 
     /// Writes one byte to the wake-up pipe; a full pipe already holds a wake-up, so `EAGAIN` is ignored.
     static func wake(_ descriptor: Int32) {
         var byte: UInt8 = 1
-        _ = try? valueOrErrno("write", path: nil) { Glibc.write(descriptor, &byte, 1) }
+        _ = try? SystemCall.retryingOnInterrupt("write") { Glibc.write(descriptor, &byte, 1) }
     }
 
     /// Empties the wake-up pipe.
     static func drain(_ descriptor: Int32) {
         var bytes = [UInt8](repeating: 0, count: 64)
-        while let count = try? valueOrErrno("read", path: nil, { Glibc.read(descriptor, &bytes, bytes.count) }),
+        while let count = try? SystemCall.retryingOnInterrupt("read", { Glibc.read(descriptor, &bytes, bytes.count) }),
             count > 0
         {}
-    }
-
-    /// Closes a descriptor; never retried (after `EINTR` the descriptor is already closed on Linux).
-    static func close(_ descriptor: Int32) {
-        _ = Glibc.close(descriptor)
     }
 
     /// What `stat(2)` says about `path` now, or nil if it cannot be stat'ed (missing, no permission).
     static func snapshot(of path: String) -> FileSnapshot? {
         var info = stat()
-        guard (try? valueOrErrno("stat", path: path, { stat(path, &info) })) != nil else { return nil }
+        guard (try? SystemCall.retryingOnInterrupt("stat", path: path, { stat(path, &info) })) != nil else { return nil }
         return FileSnapshot(
             device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
             mode: UInt32(info.st_mode),
             modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
             changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
-    }
-
-    /// Runs `call`, retrying on `EINTR`, and turns -1 into an ``InotifyError`` carrying `errno`.
-    static func valueOrErrno<Value: FixedWidthInteger>(
-        _ syscall: String, path: String?, _ call: () -> Value
-    ) throws(InotifyError) -> Value {
-        while true {
-            let value = call()
-            if value != -1 { return value }
-            let code = errno
-            if code != EINTR { throw InotifyError(syscall: syscall, code: code, path: path) }
-        }
-    }
-}
-
-/// A failed system call of the watcher: the call, its errno and the path it was about.
-struct InotifyError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The system call that failed, e.g. `inotify_add_watch`.
-    var syscall: String
-    /// The `errno` it set.
-    var code: Int32
-    /// The path the call was about, if any.
-    var path: String?
-
-    /// What failed, on which path, and what to do about it.
-    var description: String {
-        let target = path.map { " on \($0)" } ?? ""
-        var text = "\(syscall) failed\(target): \(String(cString: strerror(code))) (errno \(code))"
-        switch (syscall, code) {
-        case ("inotify_add_watch", ENOSPC):
-            text += "; the per-user inotify watch limit is exhausted: raise fs.inotify.max_user_watches"
-        case ("inotify_init1", EMFILE):
-            text += "; the per-user inotify instance limit is exhausted: raise fs.inotify.max_user_instances"
-        case ("inotify_add_watch", ENOENT):
-            text += "; the directory does not exist (yet)"
-        default:
-            break
-        }
-        return text
     }
 }
 

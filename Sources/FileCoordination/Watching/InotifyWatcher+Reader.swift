@@ -1,3 +1,4 @@
+import QuireSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ extension InotifyWatcher {
             var table: WatchTable
             var debouncer: ChangeDebouncer
             var descriptor: Int32?
-            var unavailable: InotifyError?
+            var unavailable: SystemCallError?
             var thread: pthread_t?
             var stopped = false
             var lastWriteID: UInt64 = 0
@@ -63,9 +64,9 @@ extension InotifyWatcher {
         }
 
         deinit {
-            for descriptor in [wakeRead, wakeWrite] where descriptor >= 0 { Inotify.close(descriptor) }
+            for descriptor in [wakeRead, wakeWrite] where descriptor >= 0 { SystemCall.close(descriptor) }
             state.withLock { state in
-                if let descriptor = state.descriptor { Inotify.close(descriptor) }
+                if let descriptor = state.descriptor { SystemCall.close(descriptor) }
                 state.buffer.deallocate()
             }
         }
@@ -208,7 +209,7 @@ extension InotifyWatcher {
                 deliverDueChanges()
             }
             state.withLock { state in
-                if let descriptor = state.descriptor { Inotify.close(descriptor) }
+                if let descriptor = state.descriptor { SystemCall.close(descriptor) }
                 state.descriptor = nil
             }
         }
@@ -277,9 +278,9 @@ extension InotifyWatcher {
 
         // MARK: Helpers
 
-        private func addWatch(_ directory: String, in state: State) -> Result<Int32, InotifyError> {
+        private func addWatch(_ directory: String, in state: State) -> Result<Int32, SystemCallError> {
             guard let descriptor = state.descriptor else {
-                return .failure(state.unavailable ?? InotifyError(syscall: "inotify_init1", code: EBADF, path: nil))
+                return .failure(state.unavailable ?? SystemCallError(call: "inotify_init1", errno: EBADF, path: nil))
             }
             return system.addWatch(descriptor, directory)
         }

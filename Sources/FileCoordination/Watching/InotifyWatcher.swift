@@ -1,3 +1,5 @@
+import QuireSystem
+
 /// Reports uncoordinated changes to presented paths: writes, attribute changes, deletions and renames made by
 /// anyone, debounced per path, minus the changes the coordination layer announced as its own.
 ///
@@ -120,14 +122,14 @@ enum InotifyWatcherError: Error, Sendable, Hashable, CustomStringConvertible {
 /// The inotify calls of a watcher; tests replace them to simulate `EMFILE` or `ENOSPC`.
 struct InotifySystem: Sendable {
     /// Creates an inotify instance.
-    var initialize: @Sendable () -> Result<Int32, InotifyError>
+    var initialize: @Sendable () -> Result<Int32, SystemCallError>
     /// Adds (or finds) the watch of a directory.
-    var addWatch: @Sendable (_ descriptor: Int32, _ directory: String) -> Result<Int32, InotifyError>
+    var addWatch: @Sendable (_ descriptor: Int32, _ directory: String) -> Result<Int32, SystemCallError>
 
     /// The real calls.
     static let live = InotifySystem(
-        initialize: { Result { () throws(InotifyError) in try Inotify.initialize() } },
+        initialize: { Result { () throws(SystemCallError) in try Inotify.initialize() } },
         addWatch: { descriptor, directory in
-            Result { () throws(InotifyError) in try Inotify.addWatch(descriptor, directory: directory) }
+            Result { () throws(SystemCallError) in try Inotify.addWatch(descriptor, directory: directory) }
         })
 }

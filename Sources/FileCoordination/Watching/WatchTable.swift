@@ -1,3 +1,5 @@
+import QuireSystem
+
 /// Which token watches which entry of which directory, and what an inotify event or a poll scan means for each
 /// token. A pure state machine: the executor makes the system calls and passes their results and `now` in.
 ///
@@ -95,7 +97,7 @@ struct WatchTable {
     /// A token now watches `directory`/`name`; `watch` is the result of `inotify_add_watch` on the directory and
     /// `snapshot` what `stat` sees at the path (used only when the watch failed). A known token is moved.
     mutating func register(
-        token: UInt64, directory: String, name: String, watch: Result<Int32, InotifyError>,
+        token: UInt64, directory: String, name: String, watch: Result<Int32, SystemCallError>,
         snapshot: FileSnapshot?, at now: ContinuousClock.Instant
     ) -> [Action] {
         var actions: [Action] = []
@@ -258,7 +260,7 @@ struct WatchTable {
     /// A scan of polled `directory`: `watch` is a new `inotify_add_watch` attempt, made *before* the paths were
     /// stat'ed into `snapshots` (so nothing falls between the scan and the watch).
     mutating func scanned(
-        directory: String, watch: Result<Int32, InotifyError>, snapshots: [UInt64: FileSnapshot?],
+        directory: String, watch: Result<Int32, SystemCallError>, snapshots: [UInt64: FileSnapshot?],
         at now: ContinuousClock.Instant
     ) -> [Action] {
         guard let tokens = polled[directory] else { return [] }

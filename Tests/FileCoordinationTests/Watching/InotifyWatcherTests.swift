@@ -1,4 +1,5 @@
 #if DEBUG  // @testable needs a debug build (or -enable-testing)
+import QuireSystem
 import Foundation
 import Synchronization
 import Testing
@@ -215,7 +216,7 @@ struct InotifyWatcherTests {
             initialize: InotifySystem.live.initialize,
             addWatch: { descriptor, directory in
                 exhausted.load(ordering: .relaxed)
-                    ? .failure(InotifyError(syscall: "inotify_add_watch", code: ENOSPC, path: directory))
+                    ? .failure(SystemCallError(call: "inotify_add_watch", errno: ENOSPC, path: directory))
                     : InotifySystem.live.addWatch(descriptor, directory)
             })
         let file = directory.file("f")
@@ -245,7 +246,7 @@ struct InotifyWatcherTests {
         let system = InotifySystem(
             initialize: {
                 attempts.wrappingAdd(1, ordering: .relaxed).oldValue == 0
-                    ? .failure(InotifyError(syscall: "inotify_init1", code: EMFILE, path: nil))
+                    ? .failure(SystemCallError(call: "inotify_init1", errno: EMFILE, path: nil))
                     : InotifySystem.live.initialize()
             },
             addWatch: InotifySystem.live.addWatch)

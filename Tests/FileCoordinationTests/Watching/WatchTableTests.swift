@@ -1,4 +1,5 @@
 #if DEBUG  // @testable needs a debug build (or -enable-testing)
+import QuireSystem
 import Testing
 
 @testable import FileCoordination
@@ -139,8 +140,8 @@ struct WatchTableTests {
         #expect(table.polledPaths == ["/b": [3: "/b/h"]])
         #expect(table.nextScan == now + .seconds(1))
         let snapshot = FileSnapshot(device: 1, inode: 2, size: 3, mode: 0o100644, modified: 4, changed: 4)
-        let failed = Result<Int32, InotifyError>.failure(
-            InotifyError(syscall: "inotify_add_watch", code: 2, path: "/b"))
+        let failed = Result<Int32, SystemCallError>.failure(
+            SystemCallError(call: "inotify_add_watch", errno: 2, path: "/b"))
         #expect(table.scanned(directory: "/b", watch: failed, snapshots: [3: nil], at: now) == [])
         #expect(
             table.scanned(directory: "/b", watch: .success(7), snapshots: [3: snapshot], at: now).prefix(1) == [
@@ -163,7 +164,7 @@ struct WatchTableTests {
 
     @Test func aDirectoryThatCannotBeWatchedIsPolledWithOneWarning() {
         var table = WatchTable(pollInterval: .milliseconds(50))
-        let error = InotifyError(syscall: "inotify_add_watch", code: 28, path: "/a")
+        let error = SystemCallError(call: "inotify_add_watch", errno: 28, path: "/a")
         let first = table.register(token: 1, directory: "/a", name: "f", watch: .failure(error), snapshot: nil, at: now)
         let second = table.register(
             token: 2, directory: "/a", name: "g", watch: .failure(error), snapshot: nil, at: now)
