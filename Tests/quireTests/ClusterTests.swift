@@ -280,10 +280,13 @@ struct ClusterTests {
         let service = try RunningService(sandbox: sandbox)
         let client = try service.client()
         do {
-            let listed = try await client.nodes()
+            // The address is the listening one once the first heartbeat after listening is in.
+            let listed = try await eventually("the node listed with its address") {
+                let listed = try await client.nodes()
+                return listed.nodes.first?.address == "127.0.0.1:\(service.port)" ? listed : nil
+            }
             #expect(!listed.cluster)
             #expect(listed.nodes.map(\.id) == [listed.node])
-            #expect(listed.nodes.first?.address == "127.0.0.1:\(service.port)")
             let status = try sandbox.quire(["status", "--server", service.url])
             #expect(!status.output.contains("NODE"))
         } catch {

@@ -28,9 +28,13 @@ public final class NodeMembership: Sendable {
         self.logger = logger
     }
 
-    /// Sets the address the node listens on (once the server listens).
+    /// Sets the address the node listens on (once the server listens), and tells the registry now rather than at
+    /// the next heartbeat.
     public func listening(at address: String) {
         self.address.withLock { $0 = address }
+        let registry = registry
+        let record = record(openDocuments: 0)
+        Task { try? await registry.heartbeat(record) }
     }
 
     /// The node's record now, holding `openDocuments` documents.
