@@ -43,26 +43,10 @@ public func buildApplication(
     let library = try DocumentLibrary(
         catalog: catalog, configuration: configuration, metrics: metrics, logger: logger,
         keepAliveInterval: keepAliveInterval, eventBufferBound: eventBufferBound, version: version)
-    let router = buildRouter(
-        configuration: configuration, catalog: catalog, metrics: metrics,
-        controllers: documentControllers(library: library, configuration: configuration) + controllers)
-    let server = HTTPServerBuilder.store(
-        library: library, metrics: metrics, logger: logger, logLevel: .info, serverName: "quire")
-    return Application(
-        router: router,
-        server: server,
-        configuration: ApplicationConfiguration(
-            address: .hostname(configuration.host, port: configuration.port), serverName: "quire",
-            availableConnectionsDelegate: ConnectionCap(
-                maximum: ConnectionCap.fitting(configuration.maxConnections), logger: logger)),
-        services: [LibraryService(library: library, storeLock: storeLock)],
-        onServerRunning: { channel in
-            let port = channel.localAddress?.port ?? configuration.port
-            library.membership.listening(at: "\(configuration.host):\(port)")
-            await onServerRunning(channel)
-        },
-        logger: logger
-    )
+    return storeApplication(
+        library: library, catalog: catalog, configuration: configuration, controllers: controllers,
+        metrics: metrics, logger: logger, services: [LibraryService(library: library, storeLock: storeLock)],
+        onServerRunning: onServerRunning)
 }
 
 /// Builds a cluster node (``StoreConfiguration/database`` set): as ``buildApplication(configuration:controllers:metrics:logger:keepAliveInterval:eventBufferBound:onServerRunning:)``,
@@ -103,6 +87,24 @@ public func buildClusterApplication(
         catalog: catalog, configuration: configuration, metrics: metrics, logger: logger,
         keepAliveInterval: keepAliveInterval, eventBufferBound: eventBufferBound,
         cluster: ClusterLink(client: client, lockClient: lockClient, registry: catalog), version: version)
+    return storeApplication(
+        library: library, catalog: catalog, configuration: configuration, controllers: controllers,
+        metrics: metrics, logger: logger,
+        services: [
+            PostgresClientService(client: client), PostgresClientService(client: lockClient),
+            LibraryService(library: library),
+        ],
+        onServerRunning: onServerRunning)
+}
+
+/// The Hummingbird application over `library`: the router (built-in routes, the document routes and
+/// `controllers`), the server with the connection deadlines and the content fast path, the connection cap, and
+/// `services` in its group; the node's address goes to its membership once the server listens.
+private func storeApplication(
+    library: DocumentLibrary, catalog: any CatalogDatabase, configuration: StoreConfiguration,
+    controllers: [any RouteController], metrics: StoreMetrics, logger: Logger, services: [any Service],
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void
+) -> some ApplicationProtocol {
     let router = buildRouter(
         configuration: configuration, catalog: catalog, metrics: metrics,
         controllers: documentControllers(library: library, configuration: configuration) + controllers)
@@ -115,10 +117,7 @@ public func buildClusterApplication(
             address: .hostname(configuration.host, port: configuration.port), serverName: "quire",
             availableConnectionsDelegate: ConnectionCap(
                 maximum: ConnectionCap.fitting(configuration.maxConnections), logger: logger)),
-        services: [
-            PostgresClientService(client: client), PostgresClientService(client: lockClient),
-            LibraryService(library: library),
-        ],
+        services: services,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             library.membership.listening(at: "\(configuration.host):\(port)")
