@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # What the web page's browser tests need from Debian (a headless browser, its driver, a Python venv for Selenium).
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 
-.PHONY: all deps browser-deps build run cluster test browser-test release clean fixtures fuzz bench compare compare-coordination \
+.PHONY: all deps browser-deps build run cluster compare-cluster test browser-test release clean fixtures fuzz bench compare compare-coordination \
 	compare-store contract
 
 all: build
@@ -103,6 +103,12 @@ contract: deps
 # The store service against a pdfinfo loop and nginx (wrk), and change → SSE latency (release build).
 compare-store: deps
 	Benchmarks/compare-store.sh
+
+# Cluster mode against one node: change → SSE on another node, info rate (release builds; starts its own PostgreSQL).
+compare-cluster: deps
+	$(SWIFT) build -c release --product quire-store
+	$(SWIFT) build -c release --product quire-pdf
+	python3 Benchmarks/cluster-latency.py .build/release
 
 clean:
 	rm -rf .build

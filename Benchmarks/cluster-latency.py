@@ -158,6 +158,7 @@ def info_rate(port, document, count):
 
 
 work = tempfile.mkdtemp(prefix="quire-cluster-bench-")
+os.chmod(work, 0o755)  # PostgreSQL runs as `postgres` and must reach its directory inside
 try:
     for name in ("cluster-store", "cluster-root", "single-store", "single-root"):
         os.makedirs(f"{work}/{name}")
