@@ -244,6 +244,24 @@ struct PDFWorkSchedulerTests {
         #expect(scheduler.queuedCount == 1)
     }
 
+    @Test("An idle worker that served the same document takes its next request; else the one idle the shortest time")
+    func warmWorkers() {
+        var scheduler = PDFWorkScheduler(slots: 3, maximumQueuedPerKey: 8)
+        #expect(scheduler.submitted(1, key: "a") == [.start(1, slot: 0)])
+        #expect(scheduler.finished(slot: 0, key: "a") == [])
+        // One document's requests one after another: the same warm worker, not the next one round the slots.
+        #expect(scheduler.submitted(2, key: "a") == [.start(2, slot: 0)])
+        #expect(scheduler.finished(slot: 0, key: "a") == [])
+        #expect(scheduler.submitted(3, key: "b") == [.start(3, slot: 0)])  // idle the shortest time
+        // Slot 0 serves "b" now; of the others, slot 1 was idle the shortest time (slot 2 never worked).
+        #expect(scheduler.submitted(4, key: "a") == [.start(4, slot: 1)])
+        #expect(scheduler.finished(slot: 1, key: "a") == [])
+        #expect(scheduler.finished(slot: 0, key: "b") == [])
+        // Slot 0 is idle the shortest time, but slot 1 served "a" last.
+        #expect(scheduler.submitted(5, key: "a") == [.start(5, slot: 1)])
+        #expect(scheduler.submitted(6, key: "b") == [.start(6, slot: 0)])
+    }
+
     @Test("A full queue rejects at once; a withdrawn request never starts; bad events change nothing")
     func boundsAndWithdrawal() {
         var scheduler = PDFWorkScheduler(slots: 1, maximumQueuedPerKey: 2)

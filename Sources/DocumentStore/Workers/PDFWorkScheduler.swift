@@ -5,6 +5,11 @@
 /// round-robin; a document never has more than ``maximumRunningPerKey`` requests running, so one document's
 /// slow pages can hold at most that many workers while the others keep the rest. A document's queue is bounded
 /// (``maximumQueuedPerKey``): a request beyond it is rejected at once, never left to wait without end.
+///
+/// Which idle worker: the one that last served the same document, else the one idle the shortest time. A worker
+/// keeps the documents it opened lately and its process is warm (its pages in memory, its CPU not asleep);
+/// handing requests round the slots instead made every request wake a worker that had slept longest, measured at
+/// 1.4-1.5x the in-process latency of a page's text against 1.2-1.3x this way.
 struct PDFWorkScheduler {
     /// A request's id, given by the executor.
     typealias JobID = UInt64
@@ -22,7 +27,10 @@ struct PDFWorkScheduler {
     /// How many requests of one document may wait.
     let maximumQueuedPerKey: Int
 
+    /// Idle slots, the one idle the shortest time last.
     private var idleSlots: [Int]
+    /// The document each slot served last.
+    private var lastKeyOfSlot: [Int: String] = [:]
     private var queues: [String: [JobID]] = [:]
     private var running: [String: Int] = [:]
     /// Keys with waiting requests, in turn order.
@@ -31,7 +39,7 @@ struct PDFWorkScheduler {
 
     /// A scheduler over `slots` idle worker slots (0 ..< slots).
     init(slots: Int, maximumRunningPerKey: Int = 1, maximumQueuedPerKey: Int = 16) {
-        idleSlots = Array(0..<max(0, slots))
+        idleSlots = Array((0..<max(0, slots)).reversed())
         self.maximumRunningPerKey = max(1, maximumRunningPerKey)
         self.maximumQueuedPerKey = max(0, maximumQueuedPerKey)
     }
@@ -94,7 +102,10 @@ struct PDFWorkScheduler {
             queues[key] = queue.isEmpty ? nil : queue
             if !queue.isEmpty { turns.append(key) }
             running[key, default: 0] += 1
-            actions.append(.start(job, slot: idleSlots.removeFirst()))
+            let chosen = idleSlots.lastIndex { lastKeyOfSlot[$0] == key } ?? idleSlots.count - 1
+            let slot = idleSlots.remove(at: chosen)
+            lastKeyOfSlot[slot] = key
+            actions.append(.start(job, slot: slot))
             skipped = 0
         }
         return actions

@@ -16,6 +16,8 @@ final class PDFWorkerProcess {
     private var isReaped = false
     /// The exit status, once the process exited by itself (not by a signal).
     private(set) var exitStatus: Int32?
+    /// Where replies are received: made once, not zeroed for every request (64 KiB).
+    private var replyBuffer = [UInt8](repeating: 0, count: PDFWorkerMessage.maximumReplySize)
 
     /// The status `quire-pdf worker` exits with when it cannot confine itself (its sandbox) and refuses to
     /// serve: not a verdict on any PDF.
@@ -120,16 +122,16 @@ final class PDFWorkerProcess {
             }
             if ready > 0 { break }
         }
-        var buffer = [UInt8](repeating: 0, count: PDFWorkerMessage.maximumReplySize)
         var attached: Int32 = -1
-        let count = buffer.withUnsafeMutableBytes { bytes in
+        let connection = socket
+        let count = replyBuffer.withUnsafeMutableBytes { bytes in
             try? SystemCall.retryingOnInterrupt("recvmsg") {
-                CQuire_receiveWithDescriptor(socket, bytes.baseAddress, bytes.count, &attached)
+                CQuire_receiveWithDescriptor(connection, bytes.baseAddress, bytes.count, &attached)
             }
         }
         guard let count, count > 0 else { throw .workerCrashed(ended()) }
         do {
-            return (try PDFWorkerReply(decoding: Array(buffer[0..<count])), attached)
+            return (try PDFWorkerReply(decoding: Array(replyBuffer[0..<count])), attached)
         } catch {
             if attached >= 0 { SystemCall.close(attached) }
             throw .workerCrashed("it sent a malformed reply (\(error))")
