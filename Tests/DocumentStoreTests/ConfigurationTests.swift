@@ -202,6 +202,21 @@ struct ConfigurationTests {
             #"invalid configuration: database = "postgres://quire:***@db" from flag --database: must be a "#
                 + "PostgreSQL URL, postgres://user[:password]@host[:port]/database (unset it for one node)"),
         InvalidCase(
+            environment: ["QUIRE_DATABASE": "postgres://quire:hunter2@db/quire?sslmode=verify"],
+            #"invalid configuration: database = "postgres://quire:***@db/quire?sslmode=verify" from environment "#
+                + "variable QUIRE_DATABASE: has sslmode=verify: it must be one of disable, prefer, require, verify-ca, "
+                + "verify-full (unset it for one node)"),
+        InvalidCase(
+            environment: ["QUIRE_DATABASE": "postgres://quire@db/quire?connect_timeout=3"],
+            #"invalid configuration: database = "postgres://quire@db/quire?connect_timeout=3" from environment "#
+                + #"variable QUIRE_DATABASE: has the parameter "connect_timeout": only sslmode and sslrootcert are "#
+                + "understood (unset it for one node)"),
+        InvalidCase(
+            environment: ["QUIRE_DATABASE": "postgres://quire@db/quire?sslmode=verify-full&sslrootcert=/nonexistent.pem"],
+            #"invalid configuration: database = "postgres://quire@db/quire?sslmode=verify-full&sslrootcert=/nonexistent.pem" "#
+                + "from environment variable QUIRE_DATABASE: names sslrootcert=/nonexistent.pem, which is not a "
+                + "readable PEM file of certificates"),
+        InvalidCase(
             overrides: ConfigurationOverrides(token: "two words"),
             "invalid configuration: token = <redacted> from flag --token: must be a non-empty bearer token of "
                 + "letters, digits and -._~+/ (unset it to disable tokens)"),
@@ -312,9 +327,18 @@ extension ConfigurationTests {
         #expect(address.database == "quire_store")
         #expect(address.description == "postgres://node@db.example:6543/quire_store")
         #expect(DatabaseAddress(url: "postgres://node@db/quire")?.port == 5432)
+        // libpq's sslmode and sslrootcert; prefer (TLS when offered) when the URL says nothing, as psql does.
+        #expect(address.tlsMode == .prefer)
+        let verified = try #require(
+            DatabaseAddress(url: "postgres://node@db/quire?sslmode=verify-full&sslrootcert=/etc/quire/ca.pem"))
+        #expect(verified.tlsMode == .verifyFull)
+        #expect(verified.rootCertificateFile == "/etc/quire/ca.pem")
+        #expect(verified.description == "postgres://node@db:5432/quire?sslmode=verify-full")
+        #expect(DatabaseAddress(url: "postgres://node@db/quire?sslmode=disable")?.tlsMode == .disable)
         for invalid in [
             "postgres://db/quire", "postgres://node@/quire", "postgres://node@db", "postgres://node@db/a/b",
-            "http://node@db/quire", "postgres://node@db:0/quire", "not a url",
+            "http://node@db/quire", "postgres://node@db:0/quire", "not a url", "postgres://node@db/quire?sslmode=on",
+            "postgres://node@db/quire?sslrootcert=", "postgres://node@db/quire?application_name=x",
         ] {
             #expect(DatabaseAddress(url: invalid) == nil, "\(invalid)")
         }

@@ -29,11 +29,17 @@ public final class PostgresServer: Sendable {
     }
 
     /// A server of the caller's own (a test that restarts it must not disturb the others), stopped when the test
-    /// process exits.
-    /// - Throws: ``StartFailed`` when PostgreSQL is not installed or does not start.
-    public static func makePrivate() throws -> PostgresServer {
-        try PostgresServer()
+    /// process exits. With `tls`, it also accepts TLS connections (`ssl=on`), with a certificate for the name
+    /// `localhost` (only) signed by a certificate authority of its own (``certificateAuthorityFile``).
+    /// - Throws: ``StartFailed`` when PostgreSQL (or, for TLS, openssl) is not installed or does not start.
+    public static func makePrivate(tls: Bool = false) throws -> PostgresServer {
+        try PostgresServer(tls: tls)
     }
+
+    /// The PEM file of the authority that signed the server's certificate (when it was made with TLS).
+    public var certificateAuthorityFile: String { directory + "/tls/ca.pem" }
+    /// The PEM file of another authority, which signed nothing of this server's.
+    public var otherAuthorityFile: String { directory + "/tls/other-ca.pem" }
 
     /// Restarts the server on its port (a fast shutdown: every connection is dropped), waiting until it accepts
     /// connections again.
@@ -58,7 +64,7 @@ public final class PostgresServer: Sendable {
         return try result.get()
     }
 
-    private init() throws {
+    private init(tls: Bool = false) throws {
         let binaries = try Self.binaries()
         self.binaries = binaries
         var template = Array("/tmp/quire-postgres-XXXXXX".utf8CString)
@@ -85,6 +91,17 @@ public final class PostgresServer: Sendable {
         try run(
             binaries + "/initdb",
             ["-D", directory + "/data", "-U", "quire", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"])
+        var tlsOptions = ""
+        if tls {
+            try Self.makeCertificates(in: directory + "/tls")
+            if asRoot, let postgres = getpwnam("postgres") {
+                for name in ["", "/server.key", "/server.pem"] {
+                    chown(directory + "/tls" + name, postgres.pointee.pw_uid, postgres.pointee.pw_gid)
+                }
+            }
+            tlsOptions =
+                " -c ssl=on -c ssl_cert_file=\(directory)/tls/server.pem -c ssl_key_file=\(directory)/tls/server.key"
+        }
         var lastError: (any Error)?
         for _ in 0..<5 {
             let port = try Self.freePort()
@@ -94,7 +111,7 @@ public final class PostgresServer: Sendable {
                     [
                         "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "-o",
                         "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off "
-                            + "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
+                            + "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200" + tlsOptions,
                         "start",
                     ])
                 self.port = port
@@ -105,6 +122,28 @@ public final class PostgresServer: Sendable {
             }
         }
         throw lastError ?? StartFailed(description: "PostgreSQL did not start")
+    }
+
+    /// Makes, with openssl, an authority (`ca.pem`), a server key and certificate it signed for `localhost`
+    /// (`server.key`, 0600, and `server.pem`) and an unrelated authority (`other-ca.pem`) in `directory`.
+    private static func makeCertificates(in directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let script = """
+            set -e
+            cd '\(directory)'
+            openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=quire-test-ca -keyout ca.key -out ca.pem
+            openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other-ca -keyout other-ca.key -out other-ca.pem
+            openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server.key -out server.csr
+            printf 'subjectAltName=DNS:localhost\\n' > server.ext
+            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile server.ext \\
+              -out server.pem
+            chmod 600 server.key
+            """
+        let status = try spawn(["/bin/sh", "-c", script], output: directory + "/openssl.out", wait: true)
+        guard status == 0 else {
+            let text = (try? String(contentsOfFile: directory + "/openssl.out", encoding: .utf8)) ?? ""
+            throw StartFailed(description: "making the test certificates with openssl failed: \(text)")
+        }
     }
 
     /// The newest Debian PostgreSQL's `bin` directory.

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 
 /// Reads every key from the layers and checks it: each rule below is what "valid" means for its key, and each
 /// failure is a ``ConfigurationError/invalidValue(key:value:source:reason:)`` naming the value's source.
@@ -101,10 +102,21 @@ struct ConfigurationValidator {
     /// A PostgreSQL URL (cluster mode), or nil (one node on SQLite).
     private func database() throws(ConfigurationError) -> DatabaseAddress? {
         guard let found = try layers.string(.database) else { return nil }
-        guard let address = DatabaseAddress(url: found.value) else {
+        let address: DatabaseAddress
+        do {
+            address = try DatabaseAddress.parse(found.value)
+        } catch {
             throw invalid(
                 .database, "\"\(DatabaseAddress.redacting(found.value))\"", found.source,
-                "must be a PostgreSQL URL, postgres://user[:password]@host[:port]/database (unset it for one node)")
+                "\(error.description) (unset it for one node)")
+        }
+        if let file = address.rootCertificateFile {
+            // Checked here, so that a wrong path is one line at start-up, not a connection failure later.
+            guard (try? NIOSSLCertificate.fromPEMFile(file))?.isEmpty == false else {
+                throw invalid(
+                    .database, "\"\(DatabaseAddress.redacting(found.value))\"", found.source,
+                    "names sslrootcert=\(file), which is not a readable PEM file of certificates")
+            }
         }
         return address
     }

@@ -77,7 +77,7 @@ public func buildClusterApplication(
         configuration: database.clientConfiguration(connections: 2), backgroundLogger: clientLogger)
     let migration = Task { await migrating.run() }
     defer { migration.cancel() }
-    _ = try await PostgresCatalog.open(client: migrating, location: database.description, logger: logger)
+    _ = try await PostgresCatalog.open(client: migrating, address: database, logger: logger)
     let client = PostgresClient(configuration: database.clientConfiguration(), backgroundLogger: clientLogger)
     // Per-document locks hold a connection each for an operation's length: a pool of their own.
     let lockClient = PostgresClient(
