@@ -1,10 +1,9 @@
 import CoreMetrics
-import HTTPTypes
 import Prometheus
 import Synchronization
 
 /// The service's metrics, recorded through swift-metrics on a Prometheus registry of their own and served as text
-/// by ``MetricsController``.
+/// by the service's `/metrics` route.
 ///
 /// The metrics are made on this registry explicitly, not through the global `MetricsSystem`, so that a library
 /// never bootstraps the process-wide system and every test gets fresh counters. An executable that also wants
@@ -49,14 +48,12 @@ public final class StoreMetrics: Sendable {
 
     /// Counts a request and records its duration (`quire_http_requests_total`,
     /// `quire_http_request_duration_seconds`), by route pattern (`/documents/{id}`, never the raw path, so that
-    /// ids do not multiply the series), method and status.
-    public func recordRequest(
-        route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration
-    ) {
-        let key = RequestSeriesKey(route: route, method: method.rawValue, status: status.code)
+    /// ids do not multiply the series), method (`GET`) and status code.
+    public func recordRequest(route: String, method: String, status: Int, duration: Duration) {
+        let key = RequestSeriesKey(route: route, method: method, status: status)
         let series = requestSeries.withLock { cache -> RequestSeries in
             if let series = cache[key] { return series }
-            let dimensions = [("route", route), ("method", method.rawValue), ("status", String(status.code))]
+            let dimensions = [("route", route), ("method", method), ("status", String(status))]
             let series = RequestSeries(
                 count: CoreMetrics.Counter(
                     label: "quire_http_requests_total", dimensions: dimensions, factory: factory),
