@@ -101,7 +101,7 @@ public final class DocumentLibrary: Sendable {
         if let cluster {
             fanOut = LogFollowingFanOut(
                 broadcaster: events, log: catalog, client: cluster.client, pollInterval: cluster.pollInterval,
-                logger: logger)
+                metrics: metrics, logger: logger)
             locks = AdvisoryDocumentLocks(client: cluster.lockClient, timeout: cluster.lockTimeout)
             membership = NodeMembership(registry: cluster.registry, version: version, logger: logger)
         } else {

@@ -32,6 +32,10 @@ public final class StoreMetrics: Sendable {
             .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(100),
             .milliseconds(500), .seconds(1), .seconds(5), .seconds(30),
         ]
+        factory.durationHistogramBuckets[Self.notificationLagLabel] = [
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5),
+        ]
         self.factory = factory
         openDocuments = CoreMetrics.Gauge(label: "quire_open_documents", factory: factory)
         conflicts = CoreMetrics.Gauge(label: "quire_conflicts", factory: factory)
@@ -78,6 +82,13 @@ public final class StoreMetrics: Sendable {
             Self.nanoseconds(duration))
     }
 
+    /// Records how long another node's event took from its append to the shared log (by the database's clock) to
+    /// its delivery to this node's live feeds (`quire_cluster_notification_lag_seconds`; cluster nodes only).
+    public func recordNotificationLag(_ lag: Duration) {
+        CoreMetrics.Timer(label: Self.notificationLagLabel, factory: factory).recordNanoseconds(
+            Self.nanoseconds(max(.zero, lag)))
+    }
+
     /// The metrics in the Prometheus text exposition format.
     public func exposition() -> [UInt8] {
         registry.emitToBuffer()
@@ -99,6 +110,8 @@ public final class StoreMetrics: Sendable {
     private let requestSeries = Mutex<[RequestSeriesKey: RequestSeries]>([:])
 
     private static let coordinationWaitLabel = "quire_coordination_wait_seconds"
+
+    private static let notificationLagLabel = "quire_cluster_notification_lag_seconds"
 
     private static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
