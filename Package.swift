@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "PDFTypes", targets: ["PDFTypes"]),
         .library(name: "DocumentModel", targets: ["DocumentModel"]),
         .library(name: "Documents", targets: ["Documents"]),
+        .library(name: "StoreCore", targets: ["StoreCore"]),
         .library(name: "DocumentStore", targets: ["DocumentStore"]),
         .executable(name: "quire", targets: ["quire"]),
         .executable(name: "quire-pdf", targets: ["quire-pdf"]),
@@ -79,9 +80,11 @@ let package = Package(
         .target(name: "DocumentModel", dependencies: ["FileCoordination", "PDFTypes", "CQuireLinux", "QuireSystem"]),
         // DocumentModel with poppler in this process as its engine: what library users import.
         .target(name: "Documents", dependencies: ["DocumentModel", "PDFTypes", "Poppler"]),
-        // The store (catalog + files + event log) and its HTTP service. Document routes arrive with `Documents`.
+        // The store's domain core: the document library, its domain values and errors (StoreError,
+        // WritePrecondition), the catalog, event log, fan-out, locks and membership behind protocols with their
+        // SQLite and PostgreSQL implementations, uploads, PDF workers, configuration and metrics. No HTTP module.
         .target(
-            name: "DocumentStore",
+            name: "StoreCore",
             dependencies: [
                 "DocumentModel",
                 "PDFTypes",
@@ -89,18 +92,32 @@ let package = Package(
                 "CQuireLinux",
                 "QuireSystem",
                 "FileCoordination",
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        // The store's HTTP service over StoreCore (which it re-exports): routes, problem details, middleware.
+        .target(
+            name: "DocumentStore",
+            dependencies: [
+                "StoreCore",
+                "DocumentModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // The repository's openapi.yaml (a symbolic link here), compiled in and served at /openapi.yaml; the
             // web page's files, compiled in and served at / and /assets/ (WebAsset lists them).
@@ -216,6 +233,7 @@ let package = Package(
             name: "DocumentStoreTests",
             dependencies: [
                 "DocumentStore",
+                "StoreCore",
                 "QuireTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

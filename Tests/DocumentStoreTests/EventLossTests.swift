@@ -6,6 +6,7 @@ import Logging
 import Testing
 
 @testable import DocumentStore
+@testable import StoreCore
 
 /// No event is lost silently: a future `Last-Event-ID` is refused, and a reader too slow for the live feed has its
 /// stream ended (never skipped ahead), then resumes from the log with `Last-Event-ID`.

@@ -1,4 +1,5 @@
 @testable import DocumentStore
+@testable import StoreCore
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,3 +1,5 @@
+import StoreCore
+
 /// A single byte range of a representation (RFC 9110 §14), resolved against the representation's length:
 /// `first` and `last` are inclusive offsets inside it.
 public struct ByteRange: Sendable, Hashable {
@@ -75,15 +77,5 @@ public struct ByteRange: Sendable, Hashable {
             return nil
         }
         return Int(text) ?? Int.max
-    }
-}
-
-extension StringProtocol {
-    /// The text without leading and trailing spaces and tabs.
-    func trimmingWhitespace() -> SubSequence {
-        let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let start = firstIndex(where: { !isWhitespace($0) }) else { return self[endIndex...] }
-        let end = lastIndex(where: { !isWhitespace($0) })!
-        return self[start...end]
     }
 }

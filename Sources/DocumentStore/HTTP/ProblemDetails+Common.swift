@@ -1,4 +1,5 @@
 import HTTPTypes
+import StoreCore
 
 /// The problems every route may answer with. Document-specific problems (a wrong password, a damaged PDF, a
 /// conflict) belong with the document routes; their `type` identifiers are listed in `openapi.yaml`.
@@ -36,23 +37,17 @@ extension ProblemDetails {
 
     /// 428 for a write sent without `If-Match`: the client must say which version it means to replace.
     public static func ifMatchRequired(_ detail: String) -> ProblemDetails {
-        ProblemDetails(
-            status: .preconditionRequired, type: "/problems/if-match-required", title: "If-Match required",
-            detail: detail)
+        var problem = ProblemDetails(StoreError.preconditionRequired)
+        problem.detail = detail
+        return problem
     }
 
     /// 412 when `If-Match` or `If-None-Match` does not hold; carries the current tag (if the resource exists) in
     /// `ETag` and in the `etag` member, so that the client can re-read and retry.
     public static func preconditionFailed(current: EntityTag?, detail: String) -> ProblemDetails {
-        var headers: HTTPFields = [:]
-        var extensions: [String: String] = [:]
-        if let current {
-            headers[.eTag] = current.headerValue
-            extensions["etag"] = current.headerValue
-        }
-        return ProblemDetails(
-            status: .preconditionFailed, type: "/problems/precondition-failed", title: "Precondition failed",
-            detail: detail, extensions: extensions, headers: headers)
+        var problem = ProblemDetails(StoreError.preconditionFailed(current: current))
+        problem.detail = detail
+        return problem
     }
 
     /// 416 for a `Range` that selects no byte of a representation of `completeLength` bytes, with
@@ -66,19 +61,13 @@ extension ProblemDetails {
 
     /// 413 for a request body larger than the configured limit.
     public static func contentTooLarge(limit: Int) -> ProblemDetails {
-        ProblemDetails(
-            status: .contentTooLarge, type: "/problems/content-too-large", title: "Content too large",
-            detail: "the request body is larger than the limit of \(limit) bytes", extensions: ["limit": String(limit)])
+        ProblemDetails(StoreError.tooLarge(limit: limit))
     }
 
     /// 503 for an upload refused because the uploads in flight already hold the service's budget of upload bytes;
     /// `Retry-After` says when to try again.
     public static func uploadBudgetExhausted(budget: Int, retryAfterSeconds: Int) -> ProblemDetails {
-        ProblemDetails(
-            status: .serviceUnavailable, type: "/problems/upload-budget-exhausted", title: "Too many uploads",
-            detail: "the uploads in flight already hold the service's budget of \(budget) bytes: try again in "
-                + "\(retryAfterSeconds) seconds",
-            extensions: ["budget": String(budget)], headers: [.retryAfter: String(retryAfterSeconds)])
+        ProblemDetails(StoreError.uploadBudgetExhausted(budget: budget, retryAfterSeconds: retryAfterSeconds))
     }
 
     /// 400 for a `Last-Event-ID` beyond the newest event of the log (another store's id, or a log that was

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import StoreCore
 
 /// An error answered as RFC 9457 problem details: `application/problem+json` with `type`, `title`, `status`,
 /// `detail`, `instance` and extension members, plus any headers the status needs (`ETag` on 412,

@@ -1,4 +1,5 @@
 import HTTPTypes
+import StoreCore
 
 /// The entity-tag preconditions of a request (`If-Match`, `If-None-Match`), parsed once and evaluated in the
 /// order of RFC 9110 §13.2.2 against the resource's current tag.
@@ -43,18 +44,21 @@ public struct RequestPreconditions: Sendable, Hashable {
         return .proceed
     }
 
+    /// The same conditions as the store sees them: the versions a write may replace.
+    public var write: WritePrecondition {
+        WritePrecondition(ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
+    }
+
     /// For writes that must name the version they replace (`PUT` content, `DELETE`, `save`): throws unless the
-    /// request has an `If-Match` that holds for `current`.
+    /// request has an `If-Match` that holds for `current` (``WritePrecondition/require(current:)``; `method`, a
+    /// write's, plays no part).
     /// - Throws: ``ProblemDetails/ifMatchRequired(_:)`` (428) without `If-Match`;
     ///   ``ProblemDetails/preconditionFailed(current:detail:)`` (412) when it, or an `If-None-Match`, fails.
     public func requireIfMatch(current: EntityTag?, method: HTTPRequest.Method) throws(ProblemDetails) {
-        guard ifMatch != nil else {
-            throw .ifMatchRequired(
-                "send If-Match with the ETag you last read (or *) so that a change made since is not overwritten")
-        }
-        guard evaluate(current: current, method: method) == .proceed else {
-            throw .preconditionFailed(
-                current: current, detail: "the resource changed since the version named in If-Match or If-None-Match")
+        do {
+            try write.require(current: current)
+        } catch {
+            throw ProblemDetails(error)
         }
     }
 

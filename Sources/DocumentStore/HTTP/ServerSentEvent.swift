@@ -1,3 +1,5 @@
+import StoreCore
+
 /// One event of a `text/event-stream` (WHATWG HTML, "Server-sent events"), and the encoding the service writes.
 ///
 /// Field values cannot hold line breaks: `data` is split into one `data:` line per line (the client joins them

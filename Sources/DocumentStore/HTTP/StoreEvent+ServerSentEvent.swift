@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import StoreCore
 
 extension StoreEvent {
     /// The event as `GET /events` sends it: `id: N`, `event: TYPE`, and one `data:` line holding
@@ -29,9 +30,6 @@ extension StoreEvent {
         }
         return id
     }
-
-    /// RFC 3339 in UTC with milliseconds (`2026-11-23T04:35:00.123Z`).
-    static let timestampFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
 
     /// The JSON object of an event: the id as a number, every other member a string or null.
     private struct EventPayload: Encodable {

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import ServiceLifecycle
+import StoreCore
 
 /// Builds the service: the catalog in the store directory, the document library, the metrics, the router (built-in
 /// routes, `/documents…` and `/events`), and the Hummingbird application bound to the configured host and port,

@@ -1,5 +1,6 @@
 import Crypto
 import Hummingbird
+import StoreCore
 
 /// With a token configured, every request that may change the store (any method but GET, HEAD and OPTIONS) must
 /// carry `Authorization: Bearer TOKEN` (RFC 6750); others get 401 with a `WWW-Authenticate` challenge.

@@ -5,6 +5,7 @@ import Logging
 #if canImport(Glibc)
     import Glibc
 #endif
+import StoreCore
 
 /// The most connections the service holds at once: at the cap it stops accepting (new clients wait in the
 /// kernel's backlog) until a connection closes, and says so in one warning line, at most once a minute.

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOHTTP1
+import StoreCore
 
 /// The executor of ``ConnectionDeadlines``, one per connection, just after NIO's HTTP/1 request decoder: it feeds
 /// the machine what the connection does (bytes read, request parts, response parts written), keeps one timer for

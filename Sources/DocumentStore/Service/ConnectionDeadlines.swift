@@ -1,3 +1,5 @@
+import StoreCore
+
 /// The deadlines of one HTTP/1 connection, as a pure state machine: events are what happened on the connection
 /// (with `now` passed in), and the machine answers with the one deadline that holds and, when it is reached, why
 /// the connection closes. No clock, timer or socket inside: ``ConnectionDeadlineHandler`` is its executor.

@@ -5,6 +5,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import StoreCore
 
 /// Serves the commonest request of a document store, a plain `GET /documents/{id}/content` of an open document,
 /// on the connection's event loop, the way nginx serves a static file: no task, no router, no middleware.

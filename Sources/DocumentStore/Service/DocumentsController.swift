@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import StoreCore
 
 /// The `/documents` routes of `openapi.yaml`, over a ``DocumentLibrary``.
 public struct DocumentsController: RouteController {
@@ -39,7 +40,7 @@ public struct DocumentsController: RouteController {
         }
         routes.delete(":id") { request, context in
             let id = try Self.documentID(context)
-            try await library.delete(id, preconditions: RequestPreconditions(headers: request.headers))
+            try await library.delete(id, precondition: RequestPreconditions(headers: request.headers).write)
             return Response(status: .noContent)
         }
         routes.get(":id/content") { request, context in try await content(request, context) }
@@ -52,7 +53,7 @@ public struct DocumentsController: RouteController {
             let incoming = try await receive(request)
             defer { incoming.discard() }
             let (info, tag) = try await library.replaceContent(
-                id, withFileAt: incoming.fileURL, preconditions: preconditions, password: Self.password(request))
+                id, withFileAt: incoming.fileURL, precondition: preconditions.write, password: Self.password(request))
             incoming.take()
             return try Self.respond(json: info, tag: tag, request: request)
         }
@@ -93,7 +94,7 @@ public struct DocumentsController: RouteController {
             let preconditions = try RequestPreconditions(headers: request.headers)
             let patch = try MetadataPatchParser.parse(try await Self.body(request, limit: context.maxUploadSize))
             let (info, tag) = try await library.updateMetadata(
-                id, patch, preconditions: preconditions, password: Self.password(request))
+                id, patch, precondition: preconditions.write, password: Self.password(request))
             return try Self.respond(json: info, tag: tag, request: request)
         }
         routes.post(":id/annotations") { request, context in
@@ -104,13 +105,13 @@ public struct DocumentsController: RouteController {
                 DocumentRepresentations.AnnotationRequest.self,
                 try await Self.body(request, limit: context.maxUploadSize))
             let (info, tag) = try await library.addAnnotation(
-                id, annotation, preconditions: preconditions, password: Self.password(request))
+                id, annotation, precondition: preconditions.write, password: Self.password(request))
             return try Self.respond(json: info, tag: tag, request: request)
         }
         routes.post(":id/save") { request, context in
             let id = try Self.documentID(context)
             let (info, tag) = try await library.save(
-                id, preconditions: RequestPreconditions(headers: request.headers), password: Self.password(request))
+                id, precondition: RequestPreconditions(headers: request.headers).write, password: Self.password(request))
             return try Self.respond(json: info, tag: tag, request: request)
         }
         routes.get(":id/conflict") { request, context in
@@ -144,7 +145,7 @@ public struct DocumentsController: RouteController {
                 throw ProblemDetails.versionNotFound(id, version)
             }
             let (info, tag) = try await library.restoreVersion(
-                id, version: version, preconditions: RequestPreconditions(headers: request.headers),
+                id, version: version, precondition: RequestPreconditions(headers: request.headers).write,
                 password: Self.password(request))
             return try Self.respond(json: info, tag: tag, request: request)
         }
@@ -224,11 +225,8 @@ public struct DocumentsController: RouteController {
 
     // MARK: helpers
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+    /// The encoder of every JSON body: the store's (``DocumentRepresentations/encoder``).
+    static var encoder: JSONEncoder { DocumentRepresentations.encoder }
 
     /// A JSON response with the document's tag.
     static func respond(json value: some Encodable, tag: EntityTag?, request: Request) throws -> Response {

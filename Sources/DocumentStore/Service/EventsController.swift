@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ServiceLifecycle
+import StoreCore
 
 /// `GET /events`: the change feed as Server-Sent Events. A client that sends `Last-Event-ID` first gets every
 /// later event from the persisted log, then live events (none lost or repeated between the two); a comment

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import StoreCore
 
 /// `GET /health`: `{"status":"ok","lastEventId":N}` while the service can read its catalog, 503 problem details
 /// when it cannot. For load balancers, `make run` and operators (the last event id is where a new event-stream

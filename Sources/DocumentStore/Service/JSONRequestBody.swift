@@ -1,4 +1,5 @@
 import Foundation
+import StoreCore
 
 /// A JSON request body whose schema in `openapi.yaml` is a closed object (`additionalProperties: false`): the
 /// members it may have, so that an unknown member, a missing one and one of the wrong type are answered by name

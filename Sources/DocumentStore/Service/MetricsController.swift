@@ -1,4 +1,5 @@
 import Hummingbird
+import StoreCore
 
 /// `GET /metrics`: the service's metrics in the Prometheus text exposition format (version 0.0.4).
 public struct MetricsController: RouteController {

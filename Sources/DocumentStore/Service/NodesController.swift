@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import StoreCore
 
 /// `GET /nodes`: the nodes that serve the store (this one alone, or a cluster's), each with its address, version,
 /// start, last heartbeat, whether it is alive (a heartbeat within 5 s) and how many documents it holds open.

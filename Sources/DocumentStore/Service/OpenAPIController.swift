@@ -1,4 +1,5 @@
 import Hummingbird
+import StoreCore
 
 /// `GET /openapi.yaml`: the OpenAPI 3.1 description of the service, the repository's `openapi.yaml` compiled into
 /// the binary (so that the service describes itself wherever it runs).

@@ -1,6 +1,8 @@
 import Hummingbird
+import StoreCore
 
-/// Answers every error with RFC 9457 problem details: a ``ProblemDetails`` as it is, another `HTTPResponseError`
+/// Answers every error with RFC 9457 problem details: a ``ProblemDetails`` as it is, a ``StoreError`` of the store's
+/// domain core as ``ProblemDetails/init(_:)`` maps it, another `HTTPResponseError`
 /// (Hummingbird's 404 for an unknown route, 400 for a malformed JSON body, 413 for a body over the decoder's limit)
 /// with its status and headers, anything else as a 500 whose cause goes to the log, not to the client.
 /// Problems without an `instance` get the request path.
@@ -13,6 +15,8 @@ struct ProblemResponseMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as ProblemDetails {
             problem = error
+        } catch let error as StoreError {
+            problem = ProblemDetails(error)
         } catch let error as any HTTPResponseError {
             problem = try Self.problem(for: error, request: request, context: context)
         } catch let error as CancellationError {

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import StoreCore
 
 /// Observes every request: one log line (method, path, status, duration, the document id of document routes;
 /// the logger already carries `hb.request.id`), the request metrics, and the request id echoed in `X-Request-ID` so that a client can quote

@@ -1,4 +1,5 @@
 import Hummingbird
+import StoreCore
 
 /// The routes of one resource of the service, mounted at one path: `buildRouter` adds each controller's
 /// ``routes`` under its ``mountPath``, after the service's middleware (request log and metrics, problem details,

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import StoreCore
 
 /// Keeps the store directory's paths out of the document routes' problem details: a message passed through from
 /// poppler or the file system names an uploaded document's file by its path in the store, which tells a client
@@ -32,10 +33,18 @@ struct StorePathRedactionMiddleware<Context: RequestContext>: RouterMiddleware {
     ) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch var problem as ProblemDetails {
-            problem.detail = problem.detail.map(redact)
-            throw problem
+        } catch let problem as ProblemDetails {
+            throw redacted(problem)
+        } catch let error as StoreError {
+            throw redacted(ProblemDetails(error))
         }
+    }
+
+    /// `problem` with its detail redacted.
+    private func redacted(_ problem: ProblemDetails) -> ProblemDetails {
+        var problem = problem
+        problem.detail = problem.detail.map(redact)
+        return problem
     }
 
     /// `text` without the store directory's paths.

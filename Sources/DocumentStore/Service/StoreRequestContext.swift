@@ -1,4 +1,5 @@
 import Hummingbird
+import StoreCore
 
 /// The request context of every route of the service.
 ///

@@ -1,4 +1,5 @@
 import Hummingbird
+import StoreCore
 
 /// One file of the web page (`GET /` and `/assets/…`): its bytes, compiled into the binary from
 /// `Sources/DocumentStore/Resources/web/`, its media type and its strong entity tag (the SHA-256 of the bytes).

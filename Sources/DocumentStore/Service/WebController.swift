@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import StoreCore
 
 /// `GET /` and `GET /assets/{name}`: the web page of the store (``WebAsset``), plain HTML, CSS and JavaScript
 /// compiled into the binary. It reads with the API's GET routes and follows `/events`; its mutating requests

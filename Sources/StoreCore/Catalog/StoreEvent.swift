@@ -4,6 +4,9 @@ import GRDB
 /// An entry of the persisted event log: something that happened to a document, with an id that only grows,
 /// across restarts too, so that a client can resume from the last id it saw (`Last-Event-ID`).
 public struct StoreEvent: Sendable, Hashable {
+    /// RFC 3339 in UTC with milliseconds (`2026-11-23T04:35:00.123Z`): how events and documents show their times.
+    package static let timestampFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+
     /// What happened.
     public enum EventType: String, Sendable, Hashable, CaseIterable {
         /// The document entered the store.

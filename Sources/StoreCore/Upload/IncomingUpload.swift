@@ -11,9 +11,9 @@ import Synchronization
 /// (written on the library's thread pool, a megabyte at a time, never held whole in memory), its bytes reserved in
 /// the service's ``UploadBudget``. The library takes the file into the store by renaming it (``take()``); an
 /// upload that fails or is abandoned removes its file and gives its bytes back (``discard()``, or its release).
-final class IncomingUpload: Sendable {
+package final class IncomingUpload: Sendable {
     /// The temporary file.
-    let fileURL: URL
+    package let fileURL: URL
     /// The body's length in bytes.
     let length: Int
     private let budget: UploadBudget
@@ -30,7 +30,7 @@ final class IncomingUpload: Sendable {
     deinit { discard() }
 
     /// The file is the store's now (renamed into place): gives the reserved bytes back.
-    func take() {
+    package func take() {
         let reserved = claim.withLock { claim -> Int in
             defer { claim = (false, 0) }
             return claim.reserved
@@ -40,7 +40,7 @@ final class IncomingUpload: Sendable {
 
     /// Removes the file if it is still this upload's, and gives the reserved bytes back. Calling it again does
     /// nothing.
-    func discard() {
+    package func discard() {
         let (wasHeld, reserved) = claim.withLock { claim -> (Bool, Int) in
             defer { claim = (false, 0) }
             return claim
@@ -60,15 +60,15 @@ final class IncomingUpload: Sendable {
     ///     body byte is read; else it is reserved in the budget whole, before reading.
     ///   - limit: The most bytes an upload may have (a chunked body is cut when it passes it).
     ///   - blocking: Runs file I/O off the event loops and the cooperative pool.
-    /// - Throws: 413 (``ProblemDetails/contentTooLarge(limit:)``) above the limit; 503
-    ///   (``ProblemDetails/uploadBudgetExhausted(budget:retryAfterSeconds:)``) when the budget is spent; the file
+    /// - Throws: ``StoreError/tooLarge(limit:)`` above the limit;
+    ///   ``StoreError/uploadBudgetExhausted(budget:retryAfterSeconds:)`` when the budget is spent; the file
     ///   system's error (`POSIXError`); or the body's error (the client went away). The file is gone then.
     static func receive<Body: AsyncSequence & Sendable>(
         _ body: Body, declaredLength: Int?, limit: Int, budget: UploadBudget, directory: URL,
         blocking: @Sendable (@escaping @Sendable () throws -> Void) async throws -> Void
     ) async throws -> IncomingUpload where Body.Element == ByteBuffer {
-        if let declaredLength, declaredLength > limit { throw ProblemDetails.contentTooLarge(limit: limit) }
-        let refused = ProblemDetails.uploadBudgetExhausted(budget: budget.limit, retryAfterSeconds: retryAfterSeconds)
+        if let declaredLength, declaredLength > limit { throw StoreError.tooLarge(limit: limit) }
+        let refused = StoreError.uploadBudgetExhausted(budget: budget.limit, retryAfterSeconds: retryAfterSeconds)
         var reserved = declaredLength ?? 0
         if let declaredLength, !budget.reserve(declaredLength) { throw refused }
         let file: TemporaryFile
@@ -83,7 +83,7 @@ final class IncomingUpload: Sendable {
             var pending = ByteBuffer()
             for try await piece in body {
                 received += piece.readableBytes
-                if received > limit { throw ProblemDetails.contentTooLarge(limit: limit) }
+                if received > limit { throw StoreError.tooLarge(limit: limit) }
                 if declaredLength == nil {
                     guard budget.reserve(piece.readableBytes) else { throw refused }
                     reserved += piece.readableBytes

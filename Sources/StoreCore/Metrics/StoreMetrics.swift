@@ -1,10 +1,9 @@
 import CoreMetrics
-import HTTPTypes
 import Prometheus
 import Synchronization
 
 /// The service's metrics, recorded through swift-metrics on a Prometheus registry of their own and served as text
-/// by ``MetricsController``.
+/// by the service's `/metrics` route.
 ///
 /// The metrics are made on this registry explicitly, not through the global `MetricsSystem`, so that a library
 /// never bootstraps the process-wide system and every test gets fresh counters. An executable that also wants
@@ -33,6 +32,10 @@ public final class StoreMetrics: Sendable {
             .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(100),
             .milliseconds(500), .seconds(1), .seconds(5), .seconds(30),
         ]
+        factory.durationHistogramBuckets[Self.notificationLagLabel] = [
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5),
+        ]
         self.factory = factory
         openDocuments = CoreMetrics.Gauge(label: "quire_open_documents", factory: factory)
         conflicts = CoreMetrics.Gauge(label: "quire_conflicts", factory: factory)
@@ -49,14 +52,12 @@ public final class StoreMetrics: Sendable {
 
     /// Counts a request and records its duration (`quire_http_requests_total`,
     /// `quire_http_request_duration_seconds`), by route pattern (`/documents/{id}`, never the raw path, so that
-    /// ids do not multiply the series), method and status.
-    public func recordRequest(
-        route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration
-    ) {
-        let key = RequestSeriesKey(route: route, method: method.rawValue, status: status.code)
+    /// ids do not multiply the series), method (`GET`) and status code.
+    public func recordRequest(route: String, method: String, status: Int, duration: Duration) {
+        let key = RequestSeriesKey(route: route, method: method, status: status)
         let series = requestSeries.withLock { cache -> RequestSeries in
             if let series = cache[key] { return series }
-            let dimensions = [("route", route), ("method", method.rawValue), ("status", String(status.code))]
+            let dimensions = [("route", route), ("method", method), ("status", String(status))]
             let series = RequestSeries(
                 count: CoreMetrics.Counter(
                     label: "quire_http_requests_total", dimensions: dimensions, factory: factory),
@@ -81,6 +82,13 @@ public final class StoreMetrics: Sendable {
             Self.nanoseconds(duration))
     }
 
+    /// Records how long another node's event took from its append to the shared log (by the database's clock) to
+    /// its delivery to this node's live feeds (`quire_cluster_notification_lag_seconds`; cluster nodes only).
+    public func recordNotificationLag(_ lag: Duration) {
+        CoreMetrics.Timer(label: Self.notificationLagLabel, factory: factory).recordNanoseconds(
+            Self.nanoseconds(max(.zero, lag)))
+    }
+
     /// The metrics in the Prometheus text exposition format.
     public func exposition() -> [UInt8] {
         registry.emitToBuffer()
@@ -102,6 +110,8 @@ public final class StoreMetrics: Sendable {
     private let requestSeries = Mutex<[RequestSeriesKey: RequestSeries]>([:])
 
     private static let coordinationWaitLabel = "quire_coordination_wait_seconds"
+
+    private static let notificationLagLabel = "quire_cluster_notification_lag_seconds"
 
     private static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components

@@ -3,7 +3,7 @@ import PostgresNIO
 /// What serializes the operations on one document (and the registrations) beyond this node's lanes.
 protocol DocumentLocks: Sendable {
     /// Runs `body` while holding the lock named `key`.
-    /// - Throws: What `body` throws; a 503 problem when the lock cannot be had in time.
+    /// - Throws: What `body` throws; ``StoreError/unavailable(_:retryAfterSeconds:)`` when the lock cannot be had in time.
     func withLock<T: Sendable>(_ key: String, _ body: () async throws -> T) async throws -> T
 }
 
@@ -18,8 +18,8 @@ struct LocalDocumentLocks: DocumentLocks {
 /// key), held on a connection of its own for the operation's length, so that an edit, a save, an external
 /// change's handling and a resolution of one document never interleave across the nodes, and `If-Match` means on
 /// every node what it means on one. A lock not had within `timeout` (another node's operation on the document is
-/// that slow, or the database is unreachable) is a 503 with `Retry-After`. A node that dies loses its locks with
-/// its connections.
+/// that slow, or the database is unreachable) is ``StoreError/unavailable(_:retryAfterSeconds:)`` with a retry
+/// hint of one second. A node that dies loses its locks with its connections.
 struct AdvisoryDocumentLocks: DocumentLocks {
     let client: PostgresClient
     let timeout: Duration
@@ -32,11 +32,10 @@ struct AdvisoryDocumentLocks: DocumentLocks {
                 try await connection.query(
                     "SELECT pg_advisory_lock(hashtextextended(\(key), 7317526900))", logger: Self.logger)
             } catch let error as PSQLError {
-                throw ProblemDetails(
-                    status: .serviceUnavailable,
-                    detail: "the \(key) is busy on another node, or the database does not answer: "
+                throw StoreError.unavailable(
+                    "the \(key) is busy on another node, or the database does not answer: "
                         + PostgresCatalog.reason(error),
-                    headers: [.retryAfter: "1"])
+                    retryAfterSeconds: 1)
             }
             do {
                 let value = try await body()

@@ -6,9 +6,9 @@ import Synchronization
 /// Each subscriber has a bounded buffer. A subscriber that falls so far behind that an item does not fit is
 /// ended, never skipped ahead: it still receives what its buffer holds (a gap-free run of events), then its
 /// stream finishes, and its client resumes with `Last-Event-ID` from the persisted log.
-final class EventBroadcaster: Sendable {
+package final class EventBroadcaster: Sendable {
     /// What a subscriber receives.
-    enum Item: Sendable {
+    package enum Item: Sendable {
         /// An event, already in the log (it has its id).
         case event(StoreEvent)
         /// Time to send a keep-alive comment.
@@ -35,7 +35,7 @@ final class EventBroadcaster: Sendable {
 
     /// A new subscription: live events from now on, and keep-alive ticks. Ends when the stream is dropped, at
     /// shutdown, or when the subscriber falls more than the buffer's bound behind (after what the buffer holds).
-    func subscribe() -> AsyncStream<Item> {
+    package func subscribe() -> AsyncStream<Item> {
         // Oldest kept: what the buffer holds is a run without gaps, and the item that does not fit ends it.
         let (stream, continuation) = AsyncStream.makeStream(
             of: Item.self, bufferingPolicy: .bufferingOldest(bufferBound))

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
@@ -57,6 +58,7 @@ final class LogFollowingFanOut: EventFanOut {
     private let log: any EventLog
     private let client: PostgresClient
     private let pollInterval: Duration
+    private let metrics: StoreMetrics
     private let logger: Logger
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
@@ -69,12 +71,13 @@ final class LogFollowingFanOut: EventFanOut {
 
     init(
         broadcaster: EventBroadcaster, log: any EventLog, client: PostgresClient, pollInterval: Duration,
-        logger: Logger
+        metrics: StoreMetrics, logger: Logger
     ) {
         self.broadcaster = broadcaster
         self.log = log
         self.client = client
         self.pollInterval = pollInterval
+        self.metrics = metrics
         self.logger = logger
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
@@ -130,7 +133,11 @@ final class LogFollowingFanOut: EventFanOut {
                 guard let id = event.id else { continue }
                 broadcaster.publish(event)
                 delivered.withLock { $0 = id }
-                if mine.withLock({ $0.remove(id) }) == nil { told?(event) }
+                if mine.withLock({ $0.remove(id) }) == nil {
+                    // Another node's event: how long it took from the log (the database's clock) to this node.
+                    metrics.recordNotificationLag(.seconds(Date().timeIntervalSince(event.at)))
+                    told?(event)
+                }
             }
             if events.count < 500 { return }
         }

@@ -1,6 +1,5 @@
 import DocumentModel
 import Foundation
-import HTTPTypes
 import PDFTypes
 
 extension DocumentLibrary {
@@ -19,21 +18,23 @@ extension DocumentLibrary {
     /// synced by the caller, on the store's file system, as ``incomingDirectory`` is), renamed over the document's
     /// file inside a coordinated write; drops unsaved edits. On failure the file stays where it was, for the caller
     /// to remove.
-    /// - Throws: 404; 428/412 (If-Match); 400 for a document of several files; 409 in conflict; 422/401 for
+    /// - Throws: ``StoreError``: `documentNotFound`; `preconditionRequired`/`preconditionFailed` (`precondition`);
+    ///   `invalidParameter` for a document of several files; `inConflict`; `damagedPDF`/`passwordRequired` for
     ///   bytes that do not open; a `DataProviderError` when the file cannot be read or moved.
     public func replaceContent(
-        _ id: DocumentID, withFileAt file: URL, preconditions: RequestPreconditions, password: String?
+        _ id: DocumentID, withFileAt file: URL, precondition: WritePrecondition, password: String?
     ) async throws -> (DocumentRepresentations.Info, EntityTag) {
         try await lane(id).run {
             let open = try await openDocument(id, password: password)
             let record = try await record(id)
-            try preconditions.requireIfMatch(current: record.etag, method: .put)
+            try precondition.require(current: record.etag)
             guard open.providers.count == 1, let provider = open.providers.first else {
-                throw ProblemDetails.invalidParameter(
-                    "id", "document \(id.rawValue) is made of \(open.providers.count) files: replace them one by one")
+                throw StoreError.invalidParameter(
+                    "id",
+                    reason: "document \(id.rawValue) is made of \(open.providers.count) files: replace them one by one")
             }
             if open.document.conflict?.type == .modification {
-                throw ProblemDetails.documentInConflict(id, "resolve its conflict before replacing its content")
+                throw StoreError.inConflict(id, reason: "resolve its conflict before replacing its content")
             }
             let document = open.document
             try await vet(contentsOf: file, password: password, what: "the new content")
@@ -50,11 +51,11 @@ extension DocumentLibrary {
 
     /// Removes a document: an uploaded document's file is deleted inside a coordinated `.forDeleting` write; a
     /// registered document's files stay. A `deleted` event follows.
-    /// - Throws: 404; 428/412 (If-Match).
-    public func delete(_ id: DocumentID, preconditions: RequestPreconditions) async throws {
+    /// - Throws: ``StoreError``: `documentNotFound`; `preconditionRequired`/`preconditionFailed` (`precondition`).
+    public func delete(_ id: DocumentID, precondition: WritePrecondition) async throws {
         try await lane(id).run {
             let record = try await record(id)
-            try preconditions.requireIfMatch(current: record.etag, method: .delete)
+            try precondition.require(current: record.etag)
             forget(id)
             if record.origin == .upload, let path = record.files.first { try await removeUploadedFile(path) }
             let event = StoreEvent(type: .deleted, documentID: id, etag: record.etag)
@@ -67,11 +68,12 @@ extension DocumentLibrary {
     }
 
     /// Applies a metadata patch in memory (the document becomes dirty).
-    /// - Throws: 404, 401, 412 (an `If-Match` that does not hold), 409 in conflict.
+    /// - Throws: ``StoreError``: `documentNotFound`, `passwordRequired`, `preconditionFailed` (a `precondition` that
+    ///   names a version that is not the current one), `inConflict`.
     public func updateMetadata(
-        _ id: DocumentID, _ patch: MetadataPatch, preconditions: RequestPreconditions, password: String?
+        _ id: DocumentID, _ patch: MetadataPatch, precondition: WritePrecondition, password: String?
     ) async throws -> (DocumentRepresentations.Info, EntityTag) {
-        try await edit(id, preconditions: preconditions, password: password) { document in
+        try await edit(id, precondition: precondition, password: password) { document in
             var metadata = document.metadata
             if let value = patch.title { metadata.title = value }
             if let value = patch.author { metadata.author = value }
@@ -86,81 +88,83 @@ extension DocumentLibrary {
     }
 
     /// Adds a note or a highlight in memory (the document becomes dirty).
-    /// - Throws: 404 (document or page), 401, 412, 409, 400 for an unusable kind or rectangle (not finite, a
-    ///   width or height not above 0, or not inside the page).
+    /// - Throws: ``StoreError``: `documentNotFound`, `pageOutOfRange`, `passwordRequired`, `preconditionFailed`,
+    ///   `inConflict`, `invalidParameter` for an unusable kind or rectangle (not finite, a width or height not above
+    ///   0, or not inside the page).
     public func addAnnotation(
-        _ id: DocumentID, _ request: DocumentRepresentations.AnnotationRequest, preconditions: RequestPreconditions,
+        _ id: DocumentID, _ request: DocumentRepresentations.AnnotationRequest, precondition: WritePrecondition,
         password: String?
     ) async throws -> (DocumentRepresentations.Info, EntityTag) {
         let kind: Annotation.Kind
         switch request.kind {
         case "note": kind = .note
         case "highlight": kind = .highlight
-        default: throw ProblemDetails.invalidParameter("kind", "kind must be \"note\" or \"highlight\"")
+        default: throw StoreError.invalidParameter("kind", reason: "kind must be \"note\" or \"highlight\"")
         }
         let rect = try Self.annotationRect(request.rect)
         guard request.page >= 1 else {
-            throw ProblemDetails.invalidParameter("page", "page numbers start at 1, not \(request.page)")
+            throw StoreError.invalidParameter("page", reason: "page numbers start at 1, not \(request.page)")
         }
-        return try await edit(id, preconditions: preconditions, password: password) { document in
+        return try await edit(id, precondition: precondition, password: password) { document in
             guard request.page <= document.pageCount else {
-                throw ProblemDetails.pageOutOfRange(request.page, pageCount: document.pageCount)
+                throw StoreError.pageOutOfRange(request.page, pageCount: document.pageCount)
             }
             let size = try document.pageInfo(at: request.page - 1).size
             let slack = 0.001
             guard rect.minX >= -slack, rect.minY >= -slack, rect.maxX <= size.width + slack,
                 rect.maxY <= size.height + slack
             else {
-                throw ProblemDetails.invalidParameter(
+                throw StoreError.invalidParameter(
                     "rect",
-                    "rect (x \(rect.minX), y \(rect.minY), width \(rect.width), height \(rect.height)) is not "
+                    reason: "rect (x \(rect.minX), y \(rect.minY), width \(rect.width), height \(rect.height)) is not "
                         + "inside page \(request.page), which is \(size.width) by \(size.height) points from (0, 0)")
             }
             do {
                 try document.addAnnotation(
                     Annotation(kind: kind, rect: rect, contents: request.contents ?? ""), toPageAt: request.page - 1)
             } catch let error as DocumentError {
-                throw ProblemDetails.invalidParameter("rect", error.description)
+                throw StoreError.invalidParameter("rect", reason: error.description)
             }
         }
     }
 
     /// The rectangle of an annotation request: finite, within a million points, with a width and height above
     /// zero as given (a `CGRect` would take a negative size and flip it).
-    /// - Throws: 400 naming the member at fault (`rect.x`, `rect.y`, `rect.width`, `rect.height`).
+    /// - Throws: ``StoreError/invalidParameter(_:reason:)`` naming the member at fault (`rect.x`, `rect.y`, `rect.width`, `rect.height`).
     static func annotationRect(_ rect: DocumentRepresentations.AnnotationRequest.Rect) throws -> CGRect {
         for (name, value) in [
             ("rect.x", rect.x), ("rect.y", rect.y), ("rect.width", rect.width), ("rect.height", rect.height),
         ] {
             guard value.isFinite, abs(value) < 1e6 else {
-                throw ProblemDetails.invalidParameter(
-                    name, "member \"\(name)\" must be a finite number of points below 1000000, not \(value)")
+                throw StoreError.invalidParameter(
+                    name, reason: "member \"\(name)\" must be a finite number of points below 1000000, not \(value)")
             }
         }
         for (name, value) in [("rect.width", rect.width), ("rect.height", rect.height)] where !(value > 0) {
-            throw ProblemDetails.invalidParameter(
+            throw StoreError.invalidParameter(
                 name,
-                "member \"\(name)\" must be above 0, not \(value): x and y name the lower-left corner of the "
+                reason: "member \"\(name)\" must be above 0, not \(value): x and y name the lower-left corner of the "
                     + "rectangle")
         }
         return CGRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
     }
 
     /// Writes the edits to the files (coordinated, atomic). A `saved` event follows.
-    /// - Throws: 404; 428/412; 401 for an encrypted document without its password or with a wrong one; 409 in
-    ///   conflict.
-    public func save(_ id: DocumentID, preconditions: RequestPreconditions, password: String?) async throws -> (
+    /// - Throws: ``StoreError``: `documentNotFound`; `preconditionRequired`/`preconditionFailed`; `passwordRequired`
+    ///   for an encrypted document without its password or with a wrong one; `inConflict`; `pdfWorkFailed` or
+    ///   `internalFailure` when the save fails.
+    public func save(_ id: DocumentID, precondition: WritePrecondition, password: String?) async throws -> (
         DocumentRepresentations.Info, EntityTag
     ) {
         try await lane(id).run {
             let record = try await record(id)
-            try preconditions.requireIfMatch(current: record.etag, method: .post)
+            try precondition.require(current: record.etag)
             let wasOpen = state.withLock { $0.open[id] != nil }
             let open = try await openDocument(id, password: password)
             // Not open before: nothing in memory to save.
             guard wasOpen else { return try await info(of: open) }
             if open.document.conflict != nil {
-                throw ProblemDetails.documentInConflict(id, "resolve its conflict (reload, save or close) instead")
+                throw StoreError.inConflict(id, reason: "resolve its conflict (reload, save or close) instead")
             }
             let document = open.document
             try await blocking {
@@ -168,9 +172,9 @@ extension DocumentLibrary {
                     try document.save()
                 } catch {
                     if let work = Self.workFailure(error) {
-                        throw ProblemDetails.pdfWork(work, work: "saving document \(id.rawValue)")
+                        throw StoreError.pdfWorkFailed(work, work: "saving document \(id.rawValue)")
                     }
-                    throw ProblemDetails(status: .internalServerError, detail: "saving failed: \(error)")
+                    throw StoreError.internalFailure("saving failed: \(error)")
                 }
             }
             let files = try await blocking { open.measureFiles() }
@@ -190,8 +194,9 @@ extension DocumentLibrary {
     }
 
     /// Resolves the document's conflict. `close` removes the document from the store (returns nil).
-    /// - Throws: 404; 401 for an encrypted document without its password or with a wrong one; 409 when there is
-    ///   no conflict, or `reload` of a deleted file.
+    /// - Throws: ``StoreError``: `documentNotFound`; `passwordRequired` for an encrypted document without its
+    ///   password or with a wrong one; `noConflict`; `inConflict` for `reload` of a deleted file; `fileNotRemoved`
+    ///   when `close` cannot remove an uploaded file.
     public func resolve(_ id: DocumentID, with resolution: FileConflictResolution, password: String?) async throws
         -> (DocumentRepresentations.Info, EntityTag)?
     {
@@ -200,7 +205,7 @@ extension DocumentLibrary {
             let open = try await openDocument(id, password: password)
             let document = open.document
             let inConflict = document.conflict != nil || record.state == .deleted || record.state.conflictType != nil
-            guard inConflict else { throw ProblemDetails.noConflict(id) }
+            guard inConflict else { throw StoreError.noConflict(id) }
             let provider = document.conflict?.dataProvider ?? open.providers[0]
             switch resolution {
             case .close:
@@ -210,11 +215,7 @@ extension DocumentLibrary {
                         try await removeUploadedFile(path)
                     } catch {
                         watchDormant(id, paths: record.files)
-                        throw ProblemDetails(
-                            status: .internalServerError, type: "/problems/file-not-removed",
-                            title: "File not removed",
-                            detail: "document \(id.rawValue) was not closed: its uploaded file could not be removed "
-                                + "(\(error)); the document stays in the store, try the resolution again")
+                        throw StoreError.fileNotRemoved(id, reason: "\(error)")
                     }
                 }
                 let event = StoreEvent(
@@ -231,13 +232,13 @@ extension DocumentLibrary {
                         try document.resolveFileConflict(for: provider, with: resolution)
                     } catch let error as DocumentError {
                         if let work = Self.workFailure(error) {
-                            throw ProblemDetails.pdfWork(work, work: "saving document \(id.rawValue)")
+                            throw StoreError.pdfWorkFailed(work, work: "saving document \(id.rawValue)")
                         }
                         if case .fileNotFound = error {
-                            throw ProblemDetails.documentInConflict(
-                                id, "its file was deleted and cannot be reloaded: resolve with save or close")
+                            throw StoreError.inConflict(
+                                id, reason: "its file was deleted and cannot be reloaded: resolve with save or close")
                         }
-                        throw ProblemDetails.documentInConflict(id, error.description)
+                        throw StoreError.inConflict(id, reason: error.description)
                     }
                 }
                 let files = try await blocking { open.measureFiles() }
@@ -261,15 +262,15 @@ extension DocumentLibrary {
 
     /// Runs an edit on the open document inside its lane, after checking an optional `If-Match`.
     private func edit(
-        _ id: DocumentID, preconditions: RequestPreconditions, password: String?,
+        _ id: DocumentID, precondition: WritePrecondition, password: String?,
         _ body: @escaping @Sendable (Document) throws -> Void
     ) async throws -> (DocumentRepresentations.Info, EntityTag) {
         try await lane(id).run {
             let open = try await openDocument(id, password: password)
             let record = try await record(id)
-            if preconditions.ifMatch != nil { try preconditions.requireIfMatch(current: record.etag, method: .patch) }
+            try precondition.check(current: record.etag)
             if open.document.conflict != nil || record.state == .deleted {
-                throw ProblemDetails.documentInConflict(id, "resolve its conflict before editing it")
+                throw StoreError.inConflict(id, reason: "resolve its conflict before editing it")
             }
             let document = open.document
             open.invalidateInfo()

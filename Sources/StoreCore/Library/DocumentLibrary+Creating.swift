@@ -10,8 +10,9 @@ extension DocumentLibrary {
     /// Stores an uploaded PDF as a new document: the finished file at `file` (written and synced by the caller,
     /// on the store's file system, as ``incomingDirectory`` is) is renamed into `<store>/files` inside a
     /// coordinated write. On failure the file stays where it was, for the caller to remove.
-    /// - Throws: 422 for bytes that are not a PDF poppler opens, 401 for an encrypted one without its password
-    ///   (nothing is kept in either case); a `DataProviderError` when the file cannot be read or moved.
+    /// - Throws: ``StoreError``: `damagedPDF` for bytes that are not a PDF poppler opens, `passwordRequired` for an
+    ///   encrypted one without its password (nothing is kept in either case); a `DataProviderError` when the file
+    ///   cannot be read or moved.
     public func upload(fileAt file: URL, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
         try await vet(contentsOf: file, password: password, what: "the uploaded PDF")
         let id = DocumentID.random()
@@ -27,22 +28,23 @@ extension DocumentLibrary {
     /// by its real path (symbolic links in the given path resolved), so one file given under different
     /// spellings is one document: registering the same files again answers the existing document
     /// (`isNew` false).
-    /// - Throws: 400 (no paths, a path with NUL, a path twice), 403 (a path outside every root), 409 (a file
-    ///   already belongs to another document), 422 (missing, not a regular file with one link, not a PDF), 401
-    ///   (encrypted, no or wrong password).
+    /// - Throws: ``StoreError``: `invalidParameter` (no paths, a path with NUL, a path twice), `pathOutsideRoots`,
+    ///   `fileInAnotherDocument`, `unusableFile` or `damagedPDF` (missing, not a regular file with one link, not a
+    ///   PDF), `passwordRequired` (encrypted, no or wrong password).
     public func register(_ paths: [String], password: String?) async throws -> (
         info: DocumentRepresentations.Info, tag: EntityTag, isNew: Bool
     ) {
         guard !paths.isEmpty else {
-            throw ProblemDetails.invalidParameter("files", "files must list at least one path")
+            throw StoreError.invalidParameter("files", reason: "files must list at least one path")
         }
         if let index = paths.firstIndex(where: { $0.unicodeScalars.contains("\u{0}") }) {
-            throw ProblemDetails.invalidParameter(
-                "files[\(index)]", "path \(index) contains a NUL character (U+0000), which no file name can hold")
+            throw StoreError.invalidParameter(
+                "files[\(index)]",
+                reason: "path \(index) contains a NUL character (U+0000), which no file name can hold")
         }
         let resolved = try paths.map { try resolveInsideRoots($0) }
         guard Set(resolved).count == resolved.count else {
-            throw ProblemDetails.invalidParameter("files", "a file may appear only once in a document")
+            throw StoreError.invalidParameter("files", reason: "a file may appear only once in a document")
         }
         // One registration at a time: two registrations of one file must not both find it free.
         let locks = locks
@@ -54,7 +56,7 @@ extension DocumentLibrary {
             }
             if let holder = known.first(where: { !Set($0.files).isDisjoint(with: resolved) }) {
                 let file = resolved.first { holder.files.contains($0) } ?? ""
-                throw ProblemDetails.fileInAnotherDocument(file, holder.id)
+                throw StoreError.fileInAnotherDocument(path: file, holder: holder.id)
             }
             for path in resolved {
                 // Read as every file of the store is (confined), but unchecked: `vet` checks these bytes.
@@ -64,7 +66,7 @@ extension DocumentLibrary {
                             fileURL: URL(fileURLWithPath: path), confinement: self.confinement(for: path)
                         ).data()
                     } catch {
-                        throw ProblemDetails.unusableFile(path, "cannot be read: \(error)")
+                        throw StoreError.unusableFile(path: path, reason: "cannot be read: \(error)")
                     }
                 }
                 try await vet(bytes, password: password, what: path)
@@ -98,7 +100,7 @@ extension DocumentLibrary {
                 let event = try await catalog.update(
                     record, recording: StoreEvent(type: .created, documentID: id, etag: record.etag))
             else {
-                throw ProblemDetails.documentNotFound(id)
+                throw StoreError.documentNotFound(id)
             }
             metrics.recordEvent(.created)
             fanOut.committed(event)
@@ -116,13 +118,14 @@ extension DocumentLibrary {
     /// Checks, in a PDF worker process and within the deadline, that the file at `url` opens as a PDF (with
     /// `password` if encrypted), before the service opens it itself: a PDF that crashes poppler or takes too long
     /// to open costs a worker, never the service. Its bytes are mapped, not copied.
-    /// - Throws: 422 (not a PDF, too slow to open, crashed its worker), 401 (password), 503 (no worker free).
+    /// - Throws: ``StoreError``: `damagedPDF` (not a PDF), `pdfWorkFailed` (too slow to open, crashed its worker, no
+    ///   worker free), `passwordRequired`, `internalFailure` when the file cannot be read back.
     func vet(contentsOf url: URL, password: String?, what: String) async throws {
         let bytes: Data
         do {
             bytes = try Data(contentsOf: url, options: .alwaysMapped)
         } catch {
-            throw ProblemDetails(status: .internalServerError, detail: "cannot read \(what) back: \(error)")
+            throw StoreError.internalFailure("cannot read \(what) back: \(error)")
         }
         try await vet(bytes, password: password, what: what)
     }
@@ -131,31 +134,32 @@ extension DocumentLibrary {
     /// encrypted). What the worker found is remembered: the document's first open does not ask again.
     /// - Throws: as ``vet(contentsOf:password:what:)``.
     func vet(_ bytes: Data, password: String?, what: String) async throws {
-        guard !bytes.isEmpty else { throw ProblemDetails.damagedPDF(what, PDFError.empty.description) }
+        guard !bytes.isEmpty else { throw StoreError.damagedPDF(what: what, reason: PDFError.empty.description) }
         do {
             // A key of its own: the check of one new document waits for no other document's work.
             _ = try await engine(key: "vet-" + UUID().uuidString).probe(bytes, password: password)
         } catch PDFError.encrypted {
-            throw ProblemDetails.passwordRequired(what, wrong: password != nil)
+            throw StoreError.passwordRequired(what: what, wrongPassword: password != nil)
         } catch let error as PDFError {
-            throw ProblemDetails.damagedPDF(what, error.description)
+            throw StoreError.damagedPDF(what: what, reason: error.description)
         } catch let error as PDFWorkError {
-            throw ProblemDetails.pdfWork(error, work: "opening \(what)")
+            throw StoreError.pdfWorkFailed(error, work: "opening \(what)")
         }
     }
 
     /// The path with symbolic links resolved, if it lies inside a configured root. (Whether it is a regular file
     /// with one link is checked when it is opened, beneath its root, on the descriptor that is read.)
-    /// - Throws: 403 outside the roots (or with no roots configured), 422 missing.
+    /// - Throws: ``StoreError/pathOutsideRoots(_:)`` outside the roots (or with no roots configured),
+    ///   ``StoreError/unusableFile(path:reason:)`` missing.
     func resolveInsideRoots(_ path: String) throws -> String {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         guard let resolved = realpath(absolute, nil) else {
-            if !isInsideRoots(absolute) { throw ProblemDetails.pathOutsideRoots(path) }
-            throw ProblemDetails.unusableFile(path, "the file does not exist")
+            if !isInsideRoots(absolute) { throw StoreError.pathOutsideRoots(path) }
+            throw StoreError.unusableFile(path: path, reason: "the file does not exist")
         }
         defer { free(resolved) }
         let real = String(cString: resolved)
-        guard isInsideRoots(real) else { throw ProblemDetails.pathOutsideRoots(path) }
+        guard isInsideRoots(real) else { throw StoreError.pathOutsideRoots(path) }
         return real
     }
 

@@ -26,11 +26,14 @@ public final class DocumentLibrary: Sendable {
         var isShutDown = false
     }
 
-    let catalog: any CatalogDatabase
-    let configuration: StoreConfiguration
+    /// The catalog and event log the library records documents and events in.
+    package let catalog: any CatalogDatabase
+    /// The configuration the library was made with.
+    package let configuration: StoreConfiguration
     let metrics: StoreMetrics
     let logger: Logger
-    let events: EventBroadcaster
+    /// The live feed of the events this node learns of (its own commits and, in a cluster, every node's).
+    package let events: EventBroadcaster
     /// How the events of the log reach ``events`` (this node's commits only, or every node's).
     let fanOut: any EventFanOut
     /// What serializes operations on one document beyond its lane: nothing for one node, an advisory lock of the
@@ -98,7 +101,7 @@ public final class DocumentLibrary: Sendable {
         if let cluster {
             fanOut = LogFollowingFanOut(
                 broadcaster: events, log: catalog, client: cluster.client, pollInterval: cluster.pollInterval,
-                logger: logger)
+                metrics: metrics, logger: logger)
             locks = AdvisoryDocumentLocks(client: cluster.lockClient, timeout: cluster.lockTimeout)
             membership = NodeMembership(registry: cluster.registry, version: version, logger: logger)
         } else {
@@ -178,9 +181,10 @@ public final class DocumentLibrary: Sendable {
 
     /// Streams a request body into a temporary file of ``incomingDirectory`` (see ``IncomingUpload``), within
     /// `limit` bytes and the service's upload budget.
-    /// - Throws: 413 above the limit (a declared length before any byte is read), 503 when the budget is spent,
-    ///   or the error of the file or the body.
-    func receiveUpload<Body: AsyncSequence & Sendable>(
+    /// - Throws: ``StoreError/tooLarge(limit:)`` above the limit (a declared length before any byte is read),
+    ///   ``StoreError/uploadBudgetExhausted(budget:retryAfterSeconds:)`` when the budget is spent, or the error of
+    ///   the file or the body.
+    package func receiveUpload<Body: AsyncSequence & Sendable>(
         _ body: Body, declaredLength: Int?, limit: Int
     ) async throws -> IncomingUpload where Body.Element == ByteBuffer {
         try await IncomingUpload.receive(
@@ -272,9 +276,10 @@ public final class DocumentLibrary: Sendable {
     /// How many documents have a lane (an operation running or waiting): 0 when the library is idle.
     var laneCount: Int { state.withLock { $0.lanes.count } }
 
-    /// The catalog record, or 404.
-    func record(_ id: DocumentID) async throws -> DocumentRecord {
-        guard let record = try await catalog.document(id) else { throw ProblemDetails.documentNotFound(id) }
+    /// The catalog record.
+    /// - Throws: ``StoreError/documentNotFound(_:)`` when there is none.
+    package func record(_ id: DocumentID) async throws -> DocumentRecord {
+        guard let record = try await catalog.document(id) else { throw StoreError.documentNotFound(id) }
         return record
     }
 
@@ -285,11 +290,12 @@ public final class DocumentLibrary: Sendable {
 
     /// The open document `id` (opening it if needed), checking `password` for an encrypted one. Call inside the
     /// document's lane.
-    /// - Throws: 404 for an unknown id; 401 for a missing or wrong password.
+    /// - Throws: ``StoreError/documentNotFound(_:)`` for an unknown id; ``StoreError/passwordRequired(what:wrongPassword:)``
+    ///   for a missing or wrong password.
     func openDocument(_ id: DocumentID, password: String?) async throws -> OpenDocument {
         if let open = touch(id) {
             guard open.accepts(password: password) else {
-                throw ProblemDetails.passwordRequired("document \(id.rawValue)", wrong: password != nil)
+                throw StoreError.passwordRequired(what: "document \(id.rawValue)", wrongPassword: password != nil)
             }
             return open
         }
@@ -303,7 +309,8 @@ public final class DocumentLibrary: Sendable {
     /// Opens a record's files (with `password` for encrypted ones) and measures them, in one trip to the pool.
     /// With `requireAll` (a new document) any file that does not open is an error; otherwise only a missing or
     /// wrong password is (a recorded document keeps a failing file and reports it through its state).
-    /// - Throws: 401 for a missing or wrong password; with `requireAll`, 422 for a file that does not open.
+    /// - Throws: ``StoreError/passwordRequired(what:wrongPassword:)`` for a missing or wrong password; with
+    ///   `requireAll`, `damagedPDF` or `unusableFile` for a file that does not open.
     func load(_ record: DocumentRecord, password: String?, requireAll: Bool) async throws -> (
         OpenDocument, [(path: String, size: Int, tag: EntityTag?)]
     ) {
@@ -318,12 +325,13 @@ public final class DocumentLibrary: Sendable {
             // next request opens it again) and the client is told to retry.
             if let transient = document.errors.lazy.compactMap(Self.transientWorkFailure).first {
                 if let first = providers.first { try? document.resolveFileConflict(for: first, with: .close) }
-                throw ProblemDetails.pdfWork(transient, work: "opening document \(record.id.rawValue)")
+                throw StoreError.pdfWorkFailed(transient, work: "opening document \(record.id.rawValue)")
             }
             if let error = document.errors.first(where: { requireAll || Self.needsPassword($0) }) {
                 throw Self.needsPassword(error)
-                    ? ProblemDetails.passwordRequired("document \(record.id.rawValue)", wrong: password != nil)
-                    : ProblemDetails.opening(error, "the document", passwordGiven: password != nil)
+                    ? StoreError.passwordRequired(
+                        what: "document \(record.id.rawValue)", wrongPassword: password != nil)
+                    : StoreError.opening(error, "the document", passwordGiven: password != nil)
             }
             let opened = OpenDocument(
                 id: record.id, document: document, providers: providers,
@@ -372,7 +380,7 @@ public final class DocumentLibrary: Sendable {
     func adopt(_ opened: OpenDocument) throws {
         let evicted = try state.withLock { state throws -> [OpenDocument] in
             guard !state.isShutDown else {
-                throw ProblemDetails(status: .serviceUnavailable, detail: "the service is stopping")
+                throw StoreError.unavailable("the service is stopping", retryAfterSeconds: nil)
             }
             state.open[opened.id] = opened
             state.recency.append(opened.id)

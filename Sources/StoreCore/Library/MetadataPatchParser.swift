@@ -1,13 +1,14 @@
 import Foundation
 
 /// Reads a JSON merge patch (RFC 7396) of a document's metadata.
-enum MetadataPatchParser {
+package enum MetadataPatchParser {
     /// The patch in `data`.
-    /// - Throws: 400 when it is not a JSON object, names an unknown member, or has a value that is neither a
+    /// - Throws: ``StoreError/invalidInput(_:)`` when it is not a JSON object;
+    ///   ``StoreError/invalidParameter(_:reason:)`` when it names an unknown member, or has a value that is neither a
     ///   string nor null, a string with a NUL character (U+0000), or a date that is not RFC 3339.
-    static func parse(_ data: Data) throws -> DocumentLibrary.MetadataPatch {
+    package static func parse(_ data: Data) throws -> DocumentLibrary.MetadataPatch {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw ProblemDetails.badRequest("the body must be a JSON object of metadata members")
+            throw StoreError.invalidInput("the body must be a JSON object of metadata members")
         }
         var patch = DocumentLibrary.MetadataPatch()
         for (key, value) in object {
@@ -16,14 +17,14 @@ enum MetadataPatchParser {
                 text = .some(nil)
             } else if let string = value as? String {
                 guard !string.unicodeScalars.contains("\u{0}") else {
-                    throw ProblemDetails.invalidParameter(
+                    throw StoreError.invalidParameter(
                         key,
-                        "member \"\(key.prefix(40))\" contains a NUL character (U+0000), which would cut it short: "
-                            + "remove it")
+                        reason: "member \"\(key.prefix(40))\" contains a NUL character (U+0000), which would cut it "
+                            + "short: remove it")
                 }
                 text = .some(string)
             } else {
-                throw ProblemDetails.invalidParameter(key, "member \"\(key)\" must be a string or null")
+                throw StoreError.invalidParameter(key, reason: "member \"\(key)\" must be a string or null")
             }
             switch key {
             case "title": patch.title = text
@@ -35,7 +36,7 @@ enum MetadataPatchParser {
             case "creationDate": patch.creationDate = try date(text, key)
             case "modificationDate": patch.modificationDate = try date(text, key)
             default:
-                throw ProblemDetails.invalidParameter(key, "\"\(key.prefix(40))\" is not a metadata member")
+                throw StoreError.invalidParameter(key, reason: "\"\(key.prefix(40))\" is not a metadata member")
             }
         }
         return patch
@@ -49,7 +50,7 @@ enum MetadataPatchParser {
         ] {
             if let date = try? style.parse(string) { return .some(date) }
         }
-        throw ProblemDetails.invalidParameter(
-            key, "member \"\(key)\" must be an RFC 3339 date, such as 2026-11-23T10:00:00Z")
+        throw StoreError.invalidParameter(
+            key, reason: "member \"\(key)\" must be an RFC 3339 date, such as 2026-11-23T10:00:00Z")
     }
 }

@@ -3,6 +3,13 @@ import Foundation
 
 /// The JSON bodies of the document routes, as `openapi.yaml` describes them.
 public enum DocumentRepresentations {
+    /// The encoder of these bodies: keys sorted, slashes as they are.
+    public static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
     /// `DocumentSummary`: one entry of `GET /documents`.
     public struct Summary: Codable, Sendable, Equatable {
         /// The document's id.
@@ -50,6 +57,11 @@ public enum DocumentRepresentations {
     public struct List: Codable, Sendable, Equatable {
         /// The documents, oldest first.
         public var documents: [Summary]
+
+        /// The list of `documents`.
+        public init(documents: [Summary]) {
+            self.documents = documents
+        }
     }
 
     /// `Page`.
@@ -114,6 +126,12 @@ public enum DocumentRepresentations {
         public var file: String
         /// What is wrong with it.
         public var reason: String
+
+        /// The damage of `file`, for `reason`.
+        public init(file: String, reason: String) {
+            self.file = file
+            self.reason = reason
+        }
     }
 
     /// `DocumentInfo`.
@@ -280,6 +298,6 @@ public enum DocumentRepresentations {
 }
 
 /// RFC 3339 in UTC with milliseconds, as the event log writes dates.
-func timestamp(_ date: Date) -> String {
+package func timestamp(_ date: Date) -> String {
     date.formatted(StoreEvent.timestampFormat)
 }

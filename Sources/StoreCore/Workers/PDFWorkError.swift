@@ -1,7 +1,7 @@
 import PDFWorkerWire
 
 /// Why a PDF request given to the worker processes did not give a result.
-enum PDFWorkError: Error, Sendable, CustomStringConvertible {
+public enum PDFWorkError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The request ran longer than its deadline; its worker was killed and replaced.
     case deadlineExceeded(Duration)
     /// The document has as many requests waiting as it may.
@@ -19,7 +19,7 @@ enum PDFWorkError: Error, Sendable, CustomStringConvertible {
 
     /// Whether the failure says nothing of the PDF (no worker was free, or none could start): the work may
     /// succeed when tried again, and the document is not damaged.
-    var isTransient: Bool {
+    public var isTransient: Bool {
         switch self {
         case .queueFull, .waitedTooLong, .unavailable, .shutDown: return true
         case .deadlineExceeded, .workerCrashed, .refused: return false
@@ -27,7 +27,7 @@ enum PDFWorkError: Error, Sendable, CustomStringConvertible {
     }
 
     /// One line: what happened to the work.
-    var description: String {
+    public var description: String {
         switch self {
         case .deadlineExceeded(let deadline):
             return "a PDF worker took longer than \(deadline) on it and was stopped"

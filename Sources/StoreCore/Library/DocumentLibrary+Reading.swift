@@ -23,11 +23,11 @@ extension DocumentLibrary {
         if let answers = state.withLock({ $0.open[id] })?.cachedAnswers, answers.tag == tag, answers.info == info {
             return (answers.json, answers.tag)
         }
-        return (ByteBuffer(bytes: try DocumentsController.encoder.encode(info)), tag)
+        return (ByteBuffer(bytes: try DocumentRepresentations.encoder.encode(info)), tag)
     }
 
     /// A document's info (pages, metadata with unsaved edits, files, state, conflict) and its tag.
-    /// - Throws: 404, 401 (password), or a `CatalogError`.
+    /// - Throws: ``StoreError``: `documentNotFound`, `passwordRequired`; or a `CatalogError`.
     public func info(_ id: DocumentID, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
         if let open = state.withLock({ $0.open[id] }), open.accepts(password: password), let cached = open.cachedInfo {
             return cached
@@ -67,27 +67,29 @@ extension DocumentLibrary {
             state: record.state.name, conflict: conflict, damage: open.damage, encrypted: document.isEncrypted,
             size: record.size,
             createdAt: timestamp(record.createdAt), updatedAt: timestamp(record.updatedAt))
-        open.cacheInfo(info, tag: record.etag, json: ByteBuffer(bytes: try DocumentsController.encoder.encode(info)))
+        let json = ByteBuffer(bytes: try DocumentRepresentations.encoder.encode(info))
+        open.cacheInfo(info, tag: record.etag, json: json)
         return (info, record.etag)
     }
 
     /// The bytes of the document's (first) file as last read, and the document's tag. An open document answers
     /// from memory; another is opened first (which checks `password` for an encrypted one) and answers the bytes
     /// that opening read.
-    /// - Throws: 404; 401 for an encrypted document without its password or with a wrong one; 422 when the file
-    ///   cannot be read or the document is damaged.
+    /// - Throws: ``StoreError``: `documentNotFound`; `passwordRequired` for an encrypted document without its
+    ///   password or with a wrong one; `unusableFile` or `damagedDocument` when the file cannot be read or the
+    ///   document is damaged.
     public func content(_ id: DocumentID, password: String?) async throws -> (ByteBuffer, EntityTag) {
         var open = state.withLock { $0.open[id] }
         if let known = open, !known.accepts(password: password) {
-            throw ProblemDetails.passwordRequired("document \(id.rawValue)", wrong: password != nil)
+            throw StoreError.passwordRequired(what: "document \(id.rawValue)", wrongPassword: password != nil)
         }
         if let cached = open?.cachedContent() { return cached }
         if open == nil { open = try await lane(id).run { try await openDocument(id, password: password) } }
-        if let damage = open?.damage { throw ProblemDetails.damagedDocument(id, damage) }
+        if let damage = open?.damage { throw StoreError.damagedDocument(id, damage) }
         // Opening read the file; no bytes means that read failed (the file is gone): nothing to serve.
         guard let provider = open?.providers.first, let bytes = provider.lastReadContents else {
-            throw ProblemDetails.unusableFile(
-                "document \(id.rawValue)", "its file could not be read when it was opened")
+            throw StoreError.unusableFile(
+                path: "document \(id.rawValue)", reason: "its file could not be read when it was opened")
         }
         return (ByteBuffer(bytes: bytes), try await record(id).etag)
     }
@@ -96,14 +98,15 @@ extension DocumentLibrary {
     /// and its tag, at once (no lane, no catalog, no thread pool): what ``ContentFastPathHandler`` serves on the
     /// event loop. Nil otherwise — always for an encrypted document, whose password only the route checks;
     /// ``content(_:password:)`` answers every case.
-    func cachedContent(_ id: DocumentID) -> (ByteBuffer, EntityTag)? {
+    package func cachedContent(_ id: DocumentID) -> (ByteBuffer, EntityTag)? {
         guard let open = state.withLock({ $0.open[id] }), open.accepts(password: nil) else { return nil }
         return open.cachedContent()
     }
 
     /// The text of page `number` (from 1), and the document's tag, extracted by a worker process.
-    /// - Throws: 404 (document or page), 401, 400 for a page number below 1, 422 (damaged, or the page took
-    ///   longer than the deadline), 503 (no worker free within the deadline, or too many requests waiting).
+    /// - Throws: ``StoreError``: `documentNotFound`, `pageOutOfRange`, `passwordRequired`, `invalidParameter` for a
+    ///   page number below 1, `damagedDocument`, `pdfWorkFailed` (the page took longer than the deadline, no worker
+    ///   was free within it, or too many requests are waiting).
     public func pageText(_ id: DocumentID, page number: Int, password: String?) async throws -> (String, EntityTag) {
         let (bytes, tag) = try await inWorker(id, page: number, password: password) { document, index in
             document.request(.text, page: index)
@@ -113,12 +116,13 @@ extension DocumentLibrary {
 
     /// Page `number` (from 1) as PNG at `dpi` (1 to the configured maximum), and the document's tag, rendered
     /// by a worker process.
-    /// - Throws: as ``pageText(_:page:password:)``; 400 for a bad resolution.
+    /// - Throws: as ``pageText(_:page:password:)``; ``StoreError/invalidParameter(_:reason:)`` for a bad resolution.
     public func pageImage(_ id: DocumentID, page number: Int, dpi: Int, password: String?) async throws -> (
         Data, EntityTag
     ) {
         guard dpi >= 1, dpi <= configuration.maxDPI else {
-            throw ProblemDetails.invalidParameter("dpi", "dpi must be from 1 to \(configuration.maxDPI), not \(dpi)")
+            throw StoreError.invalidParameter(
+                "dpi", reason: "dpi must be from 1 to \(configuration.maxDPI), not \(dpi)")
         }
         return try await inWorker(id, page: number, password: password) { document, index in
             var request = document.request(.renderPNG, page: index)
@@ -128,7 +132,8 @@ extension DocumentLibrary {
     }
 
     /// The document's conflict report.
-    /// - Throws: 404; 401 for an encrypted document without its password or with a wrong one.
+    /// - Throws: ``StoreError``: `documentNotFound`; `passwordRequired` for an encrypted document without its
+    ///   password or with a wrong one.
     public func conflictReport(_ id: DocumentID, password: String?) async throws
         -> DocumentRepresentations.ConflictReport
     {
@@ -166,17 +171,17 @@ extension DocumentLibrary {
         _ makeRequest: (_ document: WorkerPDFDocument, _ index: Int) -> PDFWorkerRequest
     ) async throws -> (Data, EntityTag) {
         guard number >= 1 else {
-            throw ProblemDetails.invalidParameter("n", "page numbers start at 1, not \(number)")
+            throw StoreError.invalidParameter("n", reason: "page numbers start at 1, not \(number)")
         }
         let open = try await lane(id).run { try await openDocument(id, password: password) }
-        if let damage = open.damage { throw ProblemDetails.damagedDocument(id, damage) }
+        if let damage = open.damage { throw StoreError.damagedDocument(id, damage) }
         let document = open.document
         guard number <= document.pageCount, let provider = document.dataProvider(forPageAt: number - 1) else {
-            throw ProblemDetails.pageOutOfRange(number, pageCount: document.pageCount)
+            throw StoreError.pageOutOfRange(number, pageCount: document.pageCount)
         }
         let (engineDocument, relative) = try document.engineDocument(forPageAt: number - 1)
         guard let pdf = engineDocument as? WorkerPDFDocument else {
-            throw ProblemDetails.damagedDocument(id, .init(file: provider.uid, reason: "its bytes are not loaded"))
+            throw StoreError.damagedDocument(id, .init(file: provider.uid, reason: "its bytes are not loaded"))
         }
         let request = makeRequest(pdf, relative)
         let result: Data
@@ -185,7 +190,7 @@ extension DocumentLibrary {
         } catch let error as PDFWorkError {
             let work =
                 request.operation == .renderPNG ? "rendering page \(number)" : "extracting the text of page \(number)"
-            throw ProblemDetails.pdfWork(error, work: "\(work) of document \(id.rawValue)")
+            throw StoreError.pdfWorkFailed(error, work: "\(work) of document \(id.rawValue)")
         }
         let record = try await record(id)
         return (result, record.etag)

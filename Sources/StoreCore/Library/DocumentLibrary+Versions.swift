@@ -1,12 +1,12 @@
 import DocumentModel
 import FileCoordination
 import Foundation
-import HTTPTypes
 
 extension DocumentLibrary {
     /// The versions kept of a document's files in the store's versions store (``versionStore``, `<store>/versions`):
     /// the sides that conflict resolutions dropped, oldest first, then by file.
-    /// - Throws: 404 for an unknown document; 500 when the versions store cannot be read.
+    /// - Throws: ``StoreError/documentNotFound(_:)`` for an unknown document; the versions store's error when it
+    ///   cannot be read.
     public func versions(_ id: DocumentID) async throws -> DocumentRepresentations.VersionList {
         let record = try await record(id)
         let listed = try await blocking { try self.storedVersions(of: record.files) }
@@ -20,17 +20,18 @@ extension DocumentLibrary {
     /// renamed over it inside a coordinated write, through the file's confinement), and the document reloads that
     /// file, dropping its unsaved edits as a content replacement does. A `changed` event follows, naming the file
     /// and the version. The version stays in the store.
-    /// - Throws: 404 for an unknown document or version; 428/412 (If-Match); 409 in conflict; 422/401 for bytes that
-    ///   do not open; 500 when the version or the file cannot be read or written.
+    /// - Throws: ``StoreError``: `documentNotFound` or `versionNotFound`; `preconditionRequired`/`preconditionFailed`
+    ///   (`precondition`); `inConflict`; `damagedPDF`/`passwordRequired` for bytes that do not open; the file's or
+    ///   the versions store's error when the version or the file cannot be read or written.
     public func restoreVersion(
-        _ id: DocumentID, version versionID: String, preconditions: RequestPreconditions, password: String?
+        _ id: DocumentID, version versionID: String, precondition: WritePrecondition, password: String?
     ) async throws -> (DocumentRepresentations.Info, EntityTag) {
         try await lane(id).run {
             let record = try await record(id)
-            try preconditions.requireIfMatch(current: record.etag, method: .post)
+            try precondition.require(current: record.etag)
             let open = try await openDocument(id, password: password)
             if open.document.conflict != nil || record.state == .deleted {
-                throw ProblemDetails.documentInConflict(id, "resolve its conflict before restoring a version")
+                throw StoreError.inConflict(id, reason: "resolve its conflict before restoring a version")
             }
             let providers = open.providers
             let found = try await blocking { () throws -> (CoordinatedFileDataProvider, Data)? in
@@ -43,7 +44,7 @@ extension DocumentLibrary {
                 }
                 return nil
             }
-            guard let (provider, bytes) = found else { throw ProblemDetails.versionNotFound(id, versionID) }
+            guard let (provider, bytes) = found else { throw StoreError.versionNotFound(id, version: versionID) }
             try await vet(bytes, password: password, what: "version \(versionID)")
             let document = open.document
             try await blocking {

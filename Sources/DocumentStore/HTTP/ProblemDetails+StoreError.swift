@@ -1,0 +1,88 @@
+import HTTPTypes
+import StoreCore
+
+/// The one mapping of the store's domain errors to the problems of `openapi.yaml`.
+extension ProblemDetails {
+    /// The problem for a domain error: its status, `type` and title by case, the error's description as the
+    /// detail, its retry hint as `Retry-After`, and the headers and extension members the status needs (`ETag` and
+    /// `etag` on 412, the `Document-Password` challenge on 401, the limit on 413).
+    public init(_ error: StoreError) {
+        if case .pdfWorkFailed(let failure, let work) = error, let refusal = StoreError.refusal(failure, work: work) {
+            self.init(refusal)
+            return
+        }
+        let status: HTTPResponse.Status
+        var type = "about:blank"
+        var title: String?
+        var extensions: [String: String] = [:]
+        var headers: HTTPFields = [:]
+        switch error {
+        case .documentNotFound:
+            status = .notFound
+        case .versionNotFound:
+            (status, type, title) = (.notFound, "/problems/version-not-found", "No such version")
+        case .invalidParameter(let name, _):
+            (status, type, title) = (.badRequest, "/problems/invalid-parameter", "Invalid parameter")
+            extensions["parameter"] = name
+        case .invalidInput:
+            status = .badRequest
+        case .passwordRequired:
+            (status, type, title) = (.unauthorized, "/problems/password-required", "Password required")
+            headers[.wwwAuthenticate] = Self.documentPasswordChallenge
+        case .damagedPDF:
+            (status, type, title) = (.unprocessableContent, "/problems/damaged-pdf", "Damaged PDF")
+        case .damagedDocument:
+            (status, type, title) = (.unprocessableContent, "/problems/damaged-document", "Damaged document")
+        case .pdfWorkFailed(let failure, _):
+            switch failure {
+            case .deadlineExceeded:
+                (status, type, title) = (.unprocessableContent, "/problems/pdf-work-too-long", "PDF work too long")
+            case .workerCrashed:
+                (status, type, title) = (.unprocessableContent, "/problems/pdf-worker-crashed", "PDF worker crashed")
+            case .waitedTooLong, .queueFull, .unavailable:
+                (status, type, title) = (.serviceUnavailable, "/problems/pdf-workers-busy", "PDF workers busy")
+            case .shutDown:
+                status = .serviceUnavailable
+            case .refused:
+                // The one refusal without a domain error of its own: the worker found no such page.
+                status = .notFound
+            }
+        case .fileInAnotherDocument:
+            (status, type, title) = (.conflict, "/problems/file-in-another-document", "File already in a document")
+        case .unusableFile:
+            (status, type, title) = (.unprocessableContent, "/problems/unusable-file", "Unusable file")
+        case .pathOutsideRoots:
+            (status, type, title) = (.forbidden, "/problems/path-outside-roots", "Path outside the roots")
+        case .pageOutOfRange:
+            (status, type, title) = (.notFound, "/problems/page-out-of-range", "No such page")
+        case .inConflict:
+            (status, type, title) = (.conflict, "/problems/document-in-conflict", "Document in conflict")
+        case .noConflict:
+            (status, type, title) = (.conflict, "/problems/no-conflict", "No conflict")
+        case .preconditionRequired:
+            (status, type, title) = (.preconditionRequired, "/problems/if-match-required", "If-Match required")
+        case .preconditionFailed(let current):
+            (status, type, title) = (.preconditionFailed, "/problems/precondition-failed", "Precondition failed")
+            if let current {
+                headers[.eTag] = current.headerValue
+                extensions["etag"] = current.headerValue
+            }
+        case .tooLarge(let limit):
+            (status, type, title) = (.contentTooLarge, "/problems/content-too-large", "Content too large")
+            extensions["limit"] = String(limit)
+        case .uploadBudgetExhausted(let budget, _):
+            (status, type, title) = (.serviceUnavailable, "/problems/upload-budget-exhausted", "Too many uploads")
+            extensions["budget"] = String(budget)
+        case .unavailable:
+            status = .serviceUnavailable
+        case .fileNotRemoved:
+            (status, type, title) = (.internalServerError, "/problems/file-not-removed", "File not removed")
+        case .internalFailure:
+            status = .internalServerError
+        }
+        if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter.components.seconds) }
+        self.init(
+            status: status, type: type, title: title, detail: error.description, extensions: extensions,
+            headers: headers)
+    }
+}

@@ -1,0 +1,172 @@
+import DocumentModel
+import PDFTypes
+import PDFWorkerWire
+
+/// Why the store refused or failed an operation: the domain errors of ``DocumentLibrary`` and its uploads.
+///
+/// Each case names the document, file or limit involved; ``description`` is one line for the person reading the
+/// log (the HTTP layer sends it as a problem's `detail`), and ``retryAfter`` says when a refusal for want of
+/// capacity is worth trying again. Nothing here knows HTTP: the service maps every case to a problem in one place.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No document has this id.
+    case documentNotFound(DocumentID)
+    /// The document has no kept version with this id.
+    case versionNotFound(DocumentID, version: String)
+    /// A parameter (of a path, a query or a body member) is out of range or malformed; `reason` says how.
+    case invalidParameter(String, reason: String)
+    /// The input as a whole is not what the operation takes (a patch that is not a JSON object, say).
+    case invalidInput(String)
+    /// `what` is an encrypted PDF and no password, or a wrong one (`wrongPassword`), was given.
+    case passwordRequired(what: String, wrongPassword: Bool)
+    /// `what` is not a PDF the store can open; `reason` is the PDF library's.
+    case damagedPDF(what: String, reason: String)
+    /// A file of the document is no longer a readable PDF (state `damaged`).
+    case damagedDocument(DocumentID, DocumentRepresentations.Damage)
+    /// A PDF worker process did not answer `work` ("rendering page 3 of document X") with a result.
+    case pdfWorkFailed(PDFWorkError, work: String)
+    /// A file given for a new document already belongs to document `holder`.
+    case fileInAnotherDocument(path: String, holder: DocumentID)
+    /// A file is missing, unreadable or not a regular file; `reason` says which.
+    case unusableFile(path: String, reason: String)
+    /// A path resolves outside every configured root.
+    case pathOutsideRoots(String)
+    /// The document has no page `number`.
+    case pageOutOfRange(Int, pageCount: Int)
+    /// The document is in conflict and cannot take the operation now; `reason` says what to do instead.
+    case inConflict(DocumentID, reason: String)
+    /// A resolution was asked for a document that is not in conflict.
+    case noConflict(DocumentID)
+    /// A write named no version to replace (``WritePrecondition`` without `ifMatch`).
+    case preconditionRequired
+    /// The write's ``WritePrecondition`` does not hold for the current version (`current`, nil when there is none).
+    case preconditionFailed(current: EntityTag?)
+    /// An upload is larger than the limit of `limit` bytes.
+    case tooLarge(limit: Int)
+    /// The uploads in flight already hold the store's budget of `budget` upload bytes.
+    case uploadBudgetExhausted(budget: Int, retryAfterSeconds: Int)
+    /// The store cannot serve the operation now (it is stopping, or another node holds the document);
+    /// `retryAfterSeconds` is set when trying again soon is worth it.
+    case unavailable(String, retryAfterSeconds: Int?)
+    /// The uploaded file of document `id` could not be removed, so the document was not closed.
+    case fileNotRemoved(DocumentID, reason: String)
+    /// An operation failed for a reason the caller cannot fix (a file the store wrote cannot be read back, a save
+    /// failed); `reason` names it.
+    case internalFailure(String)
+
+    /// The error for `error`, a document error of `what` (a file or an upload) that a password given or not
+    /// (`passwordGiven`) did not open.
+    public static func opening(_ error: DocumentError, _ what: String, passwordGiven: Bool) -> StoreError {
+        switch error {
+        case .pdf(let source, .encrypted):
+            return .passwordRequired(what: source.isEmpty ? what : source, wrongPassword: passwordGiven)
+        case .pdf(let source, let pdfError):
+            return .damagedPDF(what: source.isEmpty ? what : source, reason: pdfError.description)
+        case .fileNotFound(let source):
+            return .unusableFile(path: source, reason: "the file does not exist")
+        case .unreadable(let source, let underlying):
+            return .unusableFile(path: source, reason: "cannot be read: \(underlying)")
+        default:
+            return .damagedPDF(what: what, reason: error.description)
+        }
+    }
+
+    /// What a worker's refusal of `work` means for the store (a page that is not there, a password, a parameter,
+    /// damage), or nil when `failure` is not a refusal.
+    public static func refusal(_ failure: PDFWorkError, work: String) -> StoreError? {
+        guard case .refused(let reply) = failure else { return nil }
+        switch reply.status {
+        case .passwordRequired: return .passwordRequired(what: work, wrongPassword: true)
+        case .pageOutOfRange: return nil
+        case .invalidArgument: return .invalidParameter("dpi", reason: reply.message)
+        case .damaged, .failed, .succeeded: return .damagedPDF(what: work, reason: reply.message)
+        }
+    }
+
+    /// How long to wait before trying again, for a refusal for want of capacity (workers busy, uploads in flight,
+    /// a document held by another node); nil when trying again would not help.
+    public var retryAfter: Duration? {
+        switch self {
+        case .uploadBudgetExhausted(_, let seconds): return .seconds(seconds)
+        case .unavailable(_, let seconds): return seconds.map { .seconds($0) }
+        case .pdfWorkFailed(let failure, _):
+            switch failure {
+            case .waitedTooLong, .queueFull: return .seconds(1)
+            case .unavailable, .shutDown: return .seconds(5)
+            case .deadlineExceeded, .workerCrashed, .refused: return nil
+            }
+        case .documentNotFound, .versionNotFound, .invalidParameter, .invalidInput, .passwordRequired, .damagedPDF,
+            .damagedDocument, .fileInAnotherDocument, .unusableFile, .pathOutsideRoots, .pageOutOfRange, .inConflict,
+            .noConflict, .preconditionRequired, .preconditionFailed, .tooLarge, .fileNotRemoved, .internalFailure:
+            return nil
+        }
+    }
+
+    /// One line naming what failed and, where it helps, what to do.
+    public var description: String {
+        switch self {
+        case .documentNotFound(let id):
+            return "no document has the id \(id.rawValue)"
+        case .versionNotFound(let id, let version):
+            return "document \(id.rawValue) has no version \"\(version.prefix(80))\" (GET /documents/\(id.rawValue)/"
+                + "versions lists them)"
+        case .invalidParameter(_, let reason), .invalidInput(let reason), .unavailable(let reason, _),
+            .internalFailure(let reason):
+            return reason
+        case .passwordRequired(let what, let wrong):
+            return wrong
+                ? "\(what) is encrypted and the X-Document-Password given does not open it"
+                : "\(what) is encrypted: send its password in the X-Document-Password header"
+        case .damagedPDF(let what, let reason):
+            return "\(what): \(reason)"
+        case .damagedDocument(let id, let damage):
+            return "document \(id.rawValue) is damaged: \(damage.reason); it is served again once the file is a "
+                + "readable PDF"
+        case .pdfWorkFailed(let failure, let work):
+            return Self.describe(failure, work: work)
+        case .fileInAnotherDocument(let path, let holder):
+            return "\(path) already belongs to document \(holder.rawValue); a file can be in one document only"
+        case .unusableFile(let path, let reason):
+            return "\(path): \(reason)"
+        case .pathOutsideRoots(let path):
+            return "\(path) is not inside a directory the service may read (its configured roots)"
+        case .pageOutOfRange(let number, let pageCount):
+            return "page \(number) does not exist: the document has \(pageCount) pages"
+        case .inConflict(let id, let reason):
+            return "document \(id.rawValue): \(reason)"
+        case .noConflict(let id):
+            return "document \(id.rawValue) is not in conflict: there is nothing to resolve"
+        case .preconditionRequired:
+            return "send If-Match with the ETag you last read (or *) so that a change made since is not overwritten"
+        case .preconditionFailed:
+            return "the resource changed since the version named in If-Match or If-None-Match"
+        case .tooLarge(let limit):
+            return "the request body is larger than the limit of \(limit) bytes"
+        case .uploadBudgetExhausted(let budget, let seconds):
+            return "the uploads in flight already hold the service's budget of \(budget) bytes: try again in "
+                + "\(seconds) seconds"
+        case .fileNotRemoved(let id, let reason):
+            return "document \(id.rawValue) was not closed: its uploaded file could not be removed (\(reason)); the "
+                + "document stays in the store, try the resolution again"
+        }
+    }
+
+    /// The description of a worker's failure to do `work`.
+    private static func describe(_ failure: PDFWorkError, work: String) -> String {
+        switch failure {
+        case .deadlineExceeded(let deadline):
+            return "\(work) took longer than \(deadline); the work was stopped"
+        case .workerCrashed(let how):
+            return "the PDF worker stopped while \(work): \(how)"
+        case .waitedTooLong(let deadline):
+            return "no PDF worker was free for \(work) within \(deadline)"
+        case .queueFull:
+            return "too many PDF requests are waiting for \(work); try again shortly"
+        case .unavailable(let reason):
+            return "no PDF worker could be started for \(work): \(reason)"
+        case .shutDown:
+            return "the service is stopping"
+        case .refused:
+            return refusal(failure, work: work)?.description ?? "\(work): no such page"
+        }
+    }
+}
