@@ -70,6 +70,7 @@ let package = Package(
             name: "FileCoordination",
             dependencies: [
                 "CoordinationArbiter", "CQuireLinux", "QuireSystem", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Apple's names (NSFileCoordinator, NSFilePresenter, NSFileAccessIntent) over the same machinery.
@@ -162,6 +163,7 @@ let package = Package(
             dependencies: [
                 "CoordinatedOperations",
                 "DocumentStore",
+                "FileCoordination",
                 "StoreClient",
                 "QuireCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -4,12 +4,14 @@ import Foundation
 
 /// Reads the shared arbiter's state for operators, without starting a host when there is none.
 enum SharedArbiterStatus {
-    /// The status through this process's own connection if it has one, else through a connection made for
-    /// the question; with no host running, an empty status.
+    /// The status through `client`'s own connection if it has one, else through a connection made for the
+    /// question; with no host running, an empty status.
     /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` for an unsafe directory or socket, or a host
     ///   that does not answer.
-    static func fetch(paths: SharedArbiterPaths) throws(FileCoordinationError) -> CoordinationStatus {
-        if let endpoint = CoordinationClient.shared.existingEndpoint as? SharedArbiterConnection,
+    static func fetch(paths: SharedArbiterPaths, client: CoordinationClient? = nil) throws(FileCoordinationError)
+        -> CoordinationStatus
+    {
+        if let endpoint = client?.existingEndpoint as? SharedArbiterConnection,
             endpoint.paths.directory.path == paths.directory.path, let snapshot = try? endpoint.snapshot()
         {
             return CoordinationStatus(scope: "user", hostPID: hostPID(paths), snapshot: snapshot, now: SystemInterface.now())

@@ -186,6 +186,34 @@ enum SocketSystem {
         }
     }
 
+    /// Writes what a socket takes of `bytes` now, without waiting even if the socket is blocking
+    /// (`MSG_DONTWAIT`): the count written, 0 when it has no room; never raises SIGPIPE.
+    static func sendWithoutWaiting(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
+        do throws(SystemCallError) {
+            return try SystemCall.retryingOnInterrupt("send") {
+                Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            }
+        } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+            return 0
+        }
+    }
+
+    /// Reads what a socket holds into `buffer` without waiting even if the socket is blocking (`MSG_DONTWAIT`):
+    /// the byte count, 0 at end of stream, nil when there is nothing yet.
+    static func receiveWithoutWaiting(_ descriptor: Int32, into buffer: inout [UInt8]) throws(SystemCallError) -> Int? {
+        try buffer.withUnsafeMutableBytes { raw in
+            Result { () throws(SystemCallError) -> Int? in
+                do throws(SystemCallError) {
+                    return try SystemCall.retryingOnInterrupt("recv") {
+                        Glibc.recv(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
+                    }
+                } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+                    return nil
+                }
+            }
+        }.get()
+    }
+
     /// Writes all of `bytes` to a blocking socket; never raises SIGPIPE.
     static func sendAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemCallError) {
         var offset = 0
