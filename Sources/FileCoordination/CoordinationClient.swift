@@ -95,6 +95,16 @@ final class CoordinationClient: Sendable {
         endpointStorage.withLock { $0 }
     }
 
+    /// Waits for the outcome `waiter` will get. With the shared arbiter, the waiting thread reads the socket
+    /// itself while nobody else does (``SharedArbiterConnection/lead(until:)``), so an uncontended access costs
+    /// about one round trip.
+    func outcome(of waiter: AccessWaiter) -> Result<[URL], any Error> {
+        if let connection = endpointStorage.withLock({ $0 }) as? SharedArbiterConnection {
+            connection.lead { waiter.isResolved }
+        }
+        return waiter.wait()
+    }
+
     /// A new request id, unique in this process.
     func makeRequestID() -> RequestID {
         RequestID(nextRequest.wrappingAdd(1, ordering: .relaxed).oldValue)
@@ -162,6 +172,9 @@ final class AccessWaiter: @unchecked Sendable {
         waiter.inUse = true
         return waiter
     }
+
+    /// Whether the outcome is recorded (the waiting thread will not sleep).
+    var isResolved: Bool { phase.load(ordering: .acquiring) == Self.resolved }
 
     /// Records the outcome and wakes the waiting thread.
     func resolve(_ result: Result<[URL], any Error>) {

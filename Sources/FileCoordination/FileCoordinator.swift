@@ -299,7 +299,7 @@ public final class FileCoordinator: @unchecked Sendable {
         let nestedIn = frames.innermost(of: ObjectIdentifier(self)) ?? state.withLock { $0.openBatches.last }
         let waiter = AccessWaiter.acquire()
         let request = submit(targets, nestedIn: nestedIn, to: .waiter(waiter))
-        let granted = try waiter.wait().get()
+        let granted = try client.outcome(of: waiter).get()
         guard let request else { return try accessor(granted) }
         let snapshots: UploadSnapshots?
         do {

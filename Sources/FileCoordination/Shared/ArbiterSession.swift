@@ -134,6 +134,12 @@ struct ArbiterSession {
     /// The number of requests recorded (granted or waiting), for tests.
     var outstandingRequests: Int { requests.count }
 
+    /// Whether something may arrive that nobody waits for on the socket: a message for a presenter, the answer
+    /// to a waiting request or query. (Held accesses alone need the host's end of stream noticed, not at once.)
+    var expectsFrames: Bool {
+        !presenters.isEmpty || !snapshotsSent.isEmpty || requests.values.contains { !$0.granted }
+    }
+
     /// Whether a connection is being made for events already submitted (a process about to exit waits for it).
     var isConnecting: Bool {
         switch phase {

@@ -35,6 +35,20 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         var threadStarted = false
         var snapshots: [UInt64: SnapshotWaiter] = [:]
         var nextTag: UInt64 = 1
+        /// One thread reads the socket at a time: the connection's thread, or a thread waiting for its grant
+        /// (``lead(until:)``). The holder alone touches ``ReadBuffers``.
+        var readerBusy = false
+        /// The connection's thread left the socket to a waiting thread and waits for its wake pipe only: the
+        /// waiting thread wakes it when it is done.
+        var threadParked = false
+    }
+
+    /// The decoder and the read buffer, touched only by the thread that holds `readerBusy`.
+    private final class ReadBuffers: @unchecked Sendable {
+        /// The attempt whose stream `decoder` holds the rest of.
+        var attempt: UInt64 = 0
+        var decoder = WireDecoder()
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
     }
 
     /// What to do once the lock is released.
@@ -53,6 +67,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     private let state: Mutex<State>
     /// Wakes the connection's thread from `poll` (read end, write end); made with the thread.
     private let wakePipe = Mutex<(read: Int32, write: Int32)?>(nil)
+    private let buffers = ReadBuffers()
 
     /// Makes the connection; nothing is connected until the first event needs a host.
     init(paths: SharedArbiterPaths, perform: @escaping @Sendable (ClientAction) -> Void) {
@@ -267,14 +282,12 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     /// What the connection's thread does next.
     private enum Step {
         case connect(UInt64)
-        case wait(socket: (attempt: UInt64, descriptor: Int32)?, wantsRoom: Bool, deadline: Instant?)
+        case wait(socket: (attempt: UInt64, descriptor: Int32)?, reads: Bool, wantsRoom: Bool, deadline: Instant?)
     }
 
     /// Connects when the session asks, otherwise waits for frames, room to write, a wake-up or the session's
     /// deadline; reports each to the session. It never ends: a connection lives as long as its process.
     private func ioLoop() {
-        var decoder = WireDecoder()
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
         var pollSet: [pollfd] = []
         let wake = wakePipe.withLock { $0 }
         while true {
@@ -283,22 +296,25 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                     state.pendingConnect = nil
                     return .connect(attempt)
                 }
+                // While a waiting thread reads, this thread leaves the socket to it (it is woken when the
+                // waiting thread is done).
+                state.threadParked = state.readerBusy && state.socket != nil
                 return .wait(
-                    socket: state.socket, wantsRoom: state.outputBlocked && !state.flushing,
+                    socket: state.socket, reads: !state.readerBusy, wantsRoom: state.outputBlocked && !state.flushing,
                     deadline: state.session.deadline)
             }
             switch step {
             case .connect(let attempt):
-                decoder = WireDecoder()
                 connect(attempt)
-            case .wait(let socket, let wantsRoom, let deadline):
+            case .wait(let socket, let reads, let wantsRoom, let deadline):
                 pollSet.removeAll(keepingCapacity: true)
                 if let wake { pollSet.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)) }
                 if let socket {
-                    let events = Int16(POLLIN) | (wantsRoom ? Int16(POLLOUT) : 0)
-                    pollSet.append(pollfd(fd: socket.descriptor, events: events, revents: 0))
+                    let events = (reads ? Int16(POLLIN) : 0) | (wantsRoom ? Int16(POLLOUT) : 0)
+                    if events != 0 { pollSet.append(pollfd(fd: socket.descriptor, events: events, revents: 0)) }
                 }
-                let timeout = Self.pollTimeout(until: deadline, now: SystemInterface.now(), hasWake: wake != nil)
+                var timeout = Self.pollTimeout(until: deadline, now: SystemInterface.now(), hasWake: wake != nil)
+                if !reads && socket != nil { timeout = timeout < 0 ? Self.parkedPatience : min(timeout, Self.parkedPatience) }
                 do {
                     try SocketSystem.poll(&pollSet, timeout: timeout)
                 } catch {
@@ -307,8 +323,9 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                 if let wake, pollSet[0].revents != 0 { SocketSystem.drainWakePipe(wake.read) }
                 if let socket, let entry = pollSet.last, entry.fd == socket.descriptor, entry.revents != 0 {
                     if entry.revents & Int16(POLLOUT) != 0 { writeRest() }
-                    if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                        read(socket, &decoder, &chunk)
+                    if reads && entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 && takeReading(socket) {
+                        read(socket, waiting: false)
+                        releaseReading()
                     }
                 }
                 if let deadline, deadline <= SystemInterface.now() {
@@ -358,14 +375,19 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         }
     }
 
-    /// Reads what arrived on the socket and feeds each frame to the session; end of stream, an error or a
-    /// malformed frame ends the connection.
-    private func read(
-        _ socket: (attempt: UInt64, descriptor: Int32), _ decoder: inout WireDecoder, _ chunk: inout [UInt8]
-    ) {
+    /// Reads what arrived on the socket (waiting for it, at most ``leaderPatience``, if `waiting`) and feeds
+    /// each frame to the session; end of stream, an error or a malformed frame ends the connection. The caller
+    /// holds `readerBusy`.
+    private func read(_ socket: (attempt: UInt64, descriptor: Int32), waiting: Bool) {
+        if buffers.attempt != socket.attempt {
+            buffers.attempt = socket.attempt
+            buffers.decoder = WireDecoder()
+        }
         let count: Int?
         do {
-            count = try SocketSystem.receiveWithoutWaiting(socket.descriptor, into: &chunk)
+            count = try waiting
+                ? SocketSystem.receiveWaiting(socket.descriptor, into: &buffers.chunk, milliseconds: Self.leaderPatience)
+                : SocketSystem.receiveWithoutWaiting(socket.descriptor, into: &buffers.chunk)
         } catch {
             lost(socket.attempt, "reading from the shared arbiter failed: \(error)")
             return
@@ -375,11 +397,11 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             lost(socket.attempt, "the shared arbiter closed the connection")
             return
         }
-        chunk.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        buffers.chunk.withUnsafeBytes { buffers.decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         while true {
             let frame: WireFrame?
             do {
-                frame = try decoder.next()
+                frame = try buffers.decoder.next()
             } catch {
                 lost(socket.attempt, "the shared arbiter sent a malformed frame: \(error)")
                 return
@@ -387,6 +409,57 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             guard let frame else { return }
             let now = SystemInterface.now()
             feed { $0.session.frameReceived(frame, attempt: socket.attempt, now: now) }
+        }
+    }
+
+    /// Takes the reader's role for `socket` if nobody holds it and the socket is still the current one.
+    private func takeReading(_ socket: (attempt: UInt64, descriptor: Int32)) -> Bool {
+        state.withLock { state in
+            guard !state.readerBusy, state.socket?.attempt == socket.attempt else { return false }
+            state.readerBusy = true
+            return true
+        }
+    }
+
+    /// Gives the reader's role back. The connection's thread, if it left the socket meanwhile, is woken when
+    /// frames may come that nobody else will read (presenter messages, answers to other requests); otherwise it
+    /// takes the socket back within ``parkedPatience`` by itself, which notices a host's end in time for the
+    /// next host's grace period, and spares a wake-up per access.
+    private func releaseReading() {
+        let wake = state.withLock { state -> Bool in
+            state.readerBusy = false
+            guard state.threadParked, state.session.expectsFrames || state.outputBlocked else { return false }
+            state.threadParked = false
+            return true
+        }
+        if wake { wakeThread() }
+    }
+
+    /// How long (milliseconds) the connection's thread leaves the socket to waiting threads before it looks again.
+    static let parkedPatience: Int32 = 100
+
+    // MARK: leading
+
+    /// How long a waiting thread reads before it lets the connection's thread look at the socket again.
+    static let leaderPatience: Int32 = 50
+
+    /// Reads the socket on the calling thread until `resolved` (its own grant or failure came) or until another
+    /// thread reads: the waiting thread is woken by the host's answer itself, not by a reader thread that then
+    /// wakes it (leader/follower, as a thread blocked on a channel reads its own reply). Every frame read is
+    /// handled as the connection's thread would. Returns at once when not connected or someone else reads; the
+    /// caller then waits for the reader to resolve it.
+    func lead(until resolved: () -> Bool) {
+        while !resolved() {
+            let socket = state.withLock { state -> (attempt: UInt64, descriptor: Int32)? in
+                guard case .connected(let attempt) = state.session.phase, let socket = state.socket,
+                    socket.attempt == attempt, !state.readerBusy
+                else { return nil }
+                state.readerBusy = true
+                return socket
+            }
+            guard let socket else { return }
+            if !resolved() { read(socket, waiting: true) }
+            releaseReading()
         }
     }
 

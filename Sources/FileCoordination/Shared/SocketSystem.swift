@@ -214,6 +214,17 @@ enum SocketSystem {
         }.get()
     }
 
+    /// Reads what a blocking socket holds into `buffer`, waiting for it at most `milliseconds` (a `poll` first,
+    /// so the socket's own settings do not matter): the byte count, 0 at end of stream, nil when nothing came.
+    static func receiveWaiting(
+        _ descriptor: Int32, into buffer: inout [UInt8], milliseconds: Int32 = 50
+    ) throws(SystemCallError) -> Int? {
+        var entry = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+        try poll(&entry, timeout: milliseconds)
+        guard entry[0].revents != 0 else { return nil }
+        return try receiveWithoutWaiting(descriptor, into: &buffer)
+    }
+
     /// Writes all of `bytes` to a blocking socket; never raises SIGPIPE.
     static func sendAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemCallError) {
         var offset = 0
