@@ -32,14 +32,14 @@ enum SharedArbiterStatus {
         defer { SystemCall.close(descriptor) }
         var decoder = WireDecoder()
         do throws(ConnectionFailure) {
-            try SharedArbiterConnection.handshake(descriptor, &decoder)
+            try ArbiterDialer.handshake(descriptor, &decoder)
             do {
                 try SocketSystem.sendAll(descriptor, try WireEncoder.encode(.snapshotRequest(tag: 1)))
             } catch {
                 throw .failed("asking the shared arbiter failed: \(error)")
             }
             SocketSystem.setReceiveTimeout(descriptor, seconds: 5)
-            let snapshot = try SharedArbiterConnection.readFrame(descriptor, &decoder) {
+            let snapshot = try ArbiterDialer.readFrame(descriptor, &decoder) {
                 frame throws(ConnectionFailure) -> WireSnapshot? in
                 switch frame {
                 case .snapshotResponse(_, let snapshot): return snapshot
