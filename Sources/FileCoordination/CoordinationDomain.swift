@@ -98,7 +98,9 @@ enum DefaultCoordination {
             if let configured = state.configured {
                 made = CoordinationDomain(configuration: configured, failure: nil)
             } else {
-                switch Result(catching: { () throws(FileCoordinationError) in try CoordinationConfiguration.fromEnvironment() }) {
+                switch Result(catching: { () throws(FileCoordinationError) in
+                    try CoordinationConfiguration.fromEnvironment()
+                }) {
                 case .success(let configuration):
                     made = CoordinationDomain(configuration: configuration, failure: nil)
                 case .failure(let error):

@@ -3,7 +3,7 @@ import CoordinationArbiter
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reaching the shared arbiter: connecting to its socket, hosting it first when nobody does, and the blocking
@@ -29,7 +29,7 @@ enum ArbiterDialer {
             if try paths.checkSocket() {
                 do {
                     return try SocketSystem.connect(to: paths.socket)
-                } catch where error.errno == ECONNREFUSED || error.errno == ENOENT {
+                } catch  where error.errno == ECONNREFUSED || error.errno == ENOENT {
                     // A dead host's socket, or one being replaced: see who holds the lock.
                 } catch {
                     throw .arbiterUnavailable("cannot connect to \(paths.socket): \(error)")
@@ -52,7 +52,8 @@ enum ArbiterDialer {
                 continue
             }
             guard SystemInterface.now().nanoseconds < giveUp else {
-                let holder = (SocketSystem.readSmallFile(paths.lock) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                let holder = (SocketSystem.readSmallFile(paths.lock) ?? "").trimmingCharacters(
+                    in: .whitespacesAndNewlines)
                 throw .arbiterUnavailable(
                     "pid \(holder.isEmpty ? "?" : holder) holds \(paths.lock) but does not accept connections on "
                         + "\(paths.socket)")
@@ -68,7 +69,8 @@ enum ArbiterDialer {
         let hello: [UInt8]
         do {
             hello = try WireEncoder.encode(
-                .hello(version: WireProtocol.version, pid: SocketSystem.processID, commandLine: SocketSystem.commandLine))
+                .hello(
+                    version: WireProtocol.version, pid: SocketSystem.processID, commandLine: SocketSystem.commandLine))
             try SocketSystem.sendAll(descriptor, hello)
         } catch {
             throw .retry("hello to the shared arbiter failed: \(error)")

@@ -153,7 +153,9 @@ struct ArbiterSession {
     /// The client submitted an event: it is recorded (to be declared again to a new host) and sent if connected.
     mutating func eventSubmitted(_ event: ClientEvent, now: Instant) -> [Action] {
         if case .failed(let reason) = phase {
-            if case .accessRequested(let request, _, _, _, _) = event { return [.perform(.unavailable(request, reason))] }
+            if case .accessRequested(let request, _, _, _, _) = event {
+                return [.perform(.unavailable(request, reason))]
+            }
             return []
         }
         let frame = record(event, now: now)
@@ -202,7 +204,9 @@ struct ArbiterSession {
 
     /// The driver connected for `attempt` and sent hello.
     mutating func connected(attempt: UInt64, now: Instant) -> [Action] {
-        guard case .connecting(let current) = phase, current.number == attempt else { return [.close(attempt: attempt)] }
+        guard case .connecting(let current) = phase, current.number == attempt else {
+            return [.close(attempt: attempt)]
+        }
         phase = .handshaking(current, deadline: now.advanced(byNanoseconds: Self.handshakeTimeout))
         return []
     }
@@ -310,9 +314,11 @@ struct ArbiterSession {
     /// The connected host is gone: cut rounds end with a reacquire, queries go unanswered, a new series starts.
     private mutating func hostLost(now: Instant) -> [Action] {
         var actions: [Action] = relinquished.sorted(by: { $0.key < $1.key }).map { message, presenter in
-            .perform(.deliver(PresenterDelivery(
-                client: ClientID(0), presenter: presenter, id: MessageID(0),
-                message: .reacquire(relinquishMessage: message), request: RequestID(0))))
+            .perform(
+                .deliver(
+                    PresenterDelivery(
+                        client: ClientID(0), presenter: presenter, id: MessageID(0),
+                        message: .reacquire(relinquishMessage: message), request: RequestID(0))))
         }
         relinquished = [:]
         awaitingReplies = []
@@ -327,15 +333,18 @@ struct ArbiterSession {
     private mutating func declarations(attempt: UInt64, redeclaring: Bool, now: Instant) -> [Action] {
         var frames: [WireFrame] = []
         for (presenter, record) in presenters.sorted(by: { $0.key < $1.key }) {
-            frames.append(.presenterRegistered(
-                presenter, purpose: record.purpose, path: record.path, observesUncoordinatedChanges: record.observes))
+            frames.append(
+                .presenterRegistered(
+                    presenter, purpose: record.purpose, path: record.path, observesUncoordinatedChanges: record.observes
+                ))
         }
         for (request, outstanding) in requests.sorted(by: { $0.key < $1.key }) {
-            frames.append(.accessRequested(
-                request, purpose: outstanding.purpose, intents: outstanding.intents,
-                timeout: outstanding.granted ? nil : Self.remaining(until: outstanding.deadline, now: now),
-                nestedIn: outstanding.granted ? nil : outstanding.nestedIn, reclaim: outstanding.granted,
-                age: now.nanoseconds - min(outstanding.submitted.nanoseconds, now.nanoseconds)))
+            frames.append(
+                .accessRequested(
+                    request, purpose: outstanding.purpose, intents: outstanding.intents,
+                    timeout: outstanding.granted ? nil : Self.remaining(until: outstanding.deadline, now: now),
+                    nestedIn: outstanding.granted ? nil : outstanding.nestedIn, reclaim: outstanding.granted,
+                    age: now.nanoseconds - min(outstanding.submitted.nanoseconds, now.nanoseconds)))
             if outstanding.cancelled && !outstanding.granted { frames.append(.cancelRequested(request)) }
         }
         frames += pendingFrames

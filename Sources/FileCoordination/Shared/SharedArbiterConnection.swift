@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// This process's way to the shared arbiter (scope `user`): the driver of an ``ArbiterSession``.
@@ -315,7 +315,9 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                     if events != 0 { pollSet.append(pollfd(fd: socket.descriptor, events: events, revents: 0)) }
                 }
                 var timeout = Self.pollTimeout(until: deadline, now: SystemInterface.now(), hasWake: wake != nil)
-                if !reads && socket != nil { timeout = timeout < 0 ? Self.parkedPatience : min(timeout, Self.parkedPatience) }
+                if !reads && socket != nil {
+                    timeout = timeout < 0 ? Self.parkedPatience : min(timeout, Self.parkedPatience)
+                }
                 do {
                     try SocketSystem.poll(&pollSet, timeout: timeout)
                 } catch {
@@ -351,7 +353,9 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             descriptor = try ArbiterDialer.connectOrHost(paths)
             do {
                 let hello = try WireEncoder.encode(
-                    .hello(version: WireProtocol.version, pid: SocketSystem.processID, commandLine: SocketSystem.commandLine))
+                    .hello(
+                        version: WireProtocol.version, pid: SocketSystem.processID,
+                        commandLine: SocketSystem.commandLine))
                 try SocketSystem.sendAll(descriptor, hello)
             } catch {
                 SystemCall.close(descriptor)
@@ -386,8 +390,10 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         }
         let count: Int?
         do {
-            count = try waiting
-                ? SocketSystem.receiveWaiting(socket.descriptor, into: &buffers.chunk, milliseconds: Self.leaderPatience)
+            count =
+                try waiting
+                ? SocketSystem.receiveWaiting(
+                    socket.descriptor, into: &buffers.chunk, milliseconds: Self.leaderPatience)
                 : SocketSystem.receiveWithoutWaiting(socket.descriptor, into: &buffers.chunk)
         } catch {
             lost(socket.attempt, "reading from the shared arbiter failed: \(error)")

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A host that stops answering (SIGSTOP) must not take its clients down with it: connecting and waiting happen

@@ -21,8 +21,11 @@ struct ArbiterSessionScheduleTests {
             schedule.run(steps: Self.steps)
             schedule.settle()
             if !schedule.failures.isEmpty {
-                Issue.record(Comment(rawValue:
-                    "schedule with seed \(seed) failed:\n" + (schedule.trace.suffix(30) + schedule.failures).joined(separator: "\n")))
+                Issue.record(
+                    Comment(
+                        rawValue:
+                            "schedule with seed \(seed) failed:\n"
+                            + (schedule.trace.suffix(30) + schedule.failures).joined(separator: "\n")))
                 return
             }
             welcomes += schedule.welcomes
@@ -119,8 +122,11 @@ struct SessionSchedule {
             let id = PresenterID(nextID)
             nextID += 1
             presenters.insert(id)
-            apply("register \(id)", session.eventSubmitted(
-                .presenterRegistered(id, purpose: PurposeID("p"), path: "/p", observesUncoordinatedChanges: false), now: now))
+            apply(
+                "register \(id)",
+                session.eventSubmitted(
+                    .presenterRegistered(id, purpose: PurposeID("p"), path: "/p", observesUncoordinatedChanges: false),
+                    now: now))
         case 3:
             guard let id = pick(presenters) else { return }
             presenters.remove(id)
@@ -141,8 +147,10 @@ struct SessionSchedule {
                 if open == nil { open = (attempt, false) }
             } else {
                 let retryable = chance(70)
-                apply("connect \(attempt) failed, retryable \(retryable)", session.connectFailed(
-                    attempt: attempt, reason: "no", retryable: retryable, now: now))
+                apply(
+                    "connect \(attempt) failed, retryable \(retryable)",
+                    session.connectFailed(
+                        attempt: attempt, reason: "no", retryable: retryable, now: now))
             }
         case 8, 9:
             guard let socket = open else { return }
@@ -184,8 +192,9 @@ struct SessionSchedule {
             hostFrame(.welcome(version: 1, clientID: ClientID(1)), socket.attempt, label: "garbage welcome")
             if open?.attempt == socket.attempt { fail("a protocol violation did not close the socket") }
         case 13, 14:
-            now = now.advanced(byNanoseconds: [100_000, 600_000, 50_000_000, 900_000_000, 2_100_000_000][
-                random.next(5)])
+            now = now.advanced(
+                byNanoseconds: [100_000, 600_000, 50_000_000, 900_000_000, 2_100_000_000][
+                    random.next(5)])
             apply("time \(now)", session.timePassed(now: now))
         default:
             // A presenter message, and its reply.
@@ -204,9 +213,12 @@ struct SessionSchedule {
         let id = RequestID(nextID)
         nextID += 1
         waiting.insert(id)
-        apply("request \(id)", session.eventSubmitted(
-            .accessRequested(id, purpose: PurposeID("p"), intents: [AccessIntent(path: "/f", access: .reading([]))],
-                deadline: nil, nestedIn: nil), now: now))
+        apply(
+            "request \(id)",
+            session.eventSubmitted(
+                .accessRequested(
+                    id, purpose: PurposeID("p"), intents: [AccessIntent(path: "/f", access: .reading([]))],
+                    deadline: nil, nestedIn: nil), now: now))
     }
 
     private mutating func welcome(_ attempt: UInt64) {
@@ -237,7 +249,9 @@ struct SessionSchedule {
         if declaredPresenters != expectedPresenters {
             fail("welcome declared presenters \(declaredPresenters.sorted()), expected \(expectedPresenters.sorted())")
         }
-        if reclaimed != expectedHeld { fail("welcome reclaimed \(reclaimed.sorted()), expected \(expectedHeld.sorted())") }
+        if reclaimed != expectedHeld {
+            fail("welcome reclaimed \(reclaimed.sorted()), expected \(expectedHeld.sorted())")
+        }
         if resubmitted != expectedWaiting {
             fail("welcome submitted \(resubmitted.sorted()), expected \(expectedWaiting.sorted())")
         }
@@ -264,8 +278,9 @@ struct SessionSchedule {
                 if let socket = open { fail("connect \(attempt) while the socket of \(socket.attempt) is open") }
                 connecting = attempt
             case .send(let frame, let attempt):
-                guard let socket = open, socket.attempt == attempt, socket.welcomed || frame == .redeclared
-                    || Self.isDeclaration(frame)
+                guard let socket = open, socket.attempt == attempt,
+                    socket.welcomed || frame == .redeclared
+                        || Self.isDeclaration(frame)
                 else {
                     fail("send \(frame.type) on attempt \(attempt), which is not the open, welcomed socket")
                     continue
@@ -312,4 +327,3 @@ struct SessionSchedule {
         }
     }
 }
-

@@ -36,48 +36,69 @@ struct ArbiterSessionTests {
         #expect(session.eventSubmitted(Self.request(1), now: Self.at(0)) == [.connect(attempt: 1)])
         #expect(session.eventSubmitted(register, now: Self.at(0)).isEmpty)
         #expect(session.connected(attempt: 1, now: Self.at(1)).isEmpty)
-        #expect(session.phase == .handshaking(
-            ArbiterSession.Attempt(number: 1, giveUp: Self.at(2000), redeclaring: false), deadline: Self.at(2001)))
+        #expect(
+            session.phase
+                == .handshaking(
+                    ArbiterSession.Attempt(number: 1, giveUp: Self.at(2000), redeclaring: false),
+                    deadline: Self.at(2001)))
         let actions = session.frameReceived(Self.welcome, attempt: 1, now: Self.at(3))
-        #expect(actions == [
-            .send(.presenterRegistered(PresenterID(5), purpose: Self.purpose, path: "/f1", observesUncoordinatedChanges: false), attempt: 1),
-            .send(.accessRequested(RequestID(1), purpose: Self.purpose, intents: Self.write("/f1"), timeout: nil,
-                nestedIn: nil, reclaim: false, age: 3_000_000), attempt: 1),
-        ])
+        #expect(
+            actions == [
+                .send(
+                    .presenterRegistered(
+                        PresenterID(5), purpose: Self.purpose, path: "/f1", observesUncoordinatedChanges: false),
+                    attempt: 1),
+                .send(
+                    .accessRequested(
+                        RequestID(1), purpose: Self.purpose, intents: Self.write("/f1"), timeout: nil,
+                        nestedIn: nil, reclaim: false, age: 3_000_000), attempt: 1),
+            ])
         #expect(session.phase == .connected(attempt: 1))
         // Connected: each event is sent as it comes.
-        #expect(session.eventSubmitted(.accessEnded(RequestID(1), presence: []), now: Self.at(4))
-            == [.send(.accessEnded(RequestID(1), presence: []), attempt: 1)])
+        #expect(
+            session.eventSubmitted(.accessEnded(RequestID(1), presence: []), now: Self.at(4))
+                == [.send(.accessEnded(RequestID(1), presence: []), attempt: 1)])
     }
 
     @Test("the host dies while an access is held: cut rounds reacquire, the access is reclaimed, then redeclared")
     func hostDeathReclaimsHeldAccesses() {
         var (session, _) = Self.connectedSession(after: [Self.request(1), Self.request(2)])
-        #expect(session.frameReceived(.grant(RequestID(1), paths: ["/moved"]), attempt: 1, now: Self.at(3))
-            == [.perform(.grant(RequestID(1), paths: ["/moved"], reportsPresence: false))])
+        #expect(
+            session.frameReceived(.grant(RequestID(1), paths: ["/moved"]), attempt: 1, now: Self.at(3))
+                == [.perform(.grant(RequestID(1), paths: ["/moved"], reportsPresence: false))])
         let relinquish = PresenterDelivery(
             client: ClientID(1), presenter: PresenterID(7), id: MessageID(40), message: .relinquishToWriter,
             request: RequestID(9))
-        #expect(session.frameReceived(.deliver(relinquish), attempt: 1, now: Self.at(4)) == [.perform(.deliver(relinquish))])
+        #expect(
+            session.frameReceived(.deliver(relinquish), attempt: 1, now: Self.at(4)) == [.perform(.deliver(relinquish))]
+        )
         let lost = session.connectionLost(attempt: 1, reason: "end of stream", now: Self.at(5))
-        #expect(lost == [
-            .close(attempt: 1),
-            .perform(.deliver(PresenterDelivery(
-                client: ClientID(0), presenter: PresenterID(7), id: MessageID(0),
-                message: .reacquire(relinquishMessage: MessageID(40)), request: RequestID(0)))),
-            .connect(attempt: 2),
-        ])
+        #expect(
+            lost == [
+                .close(attempt: 1),
+                .perform(
+                    .deliver(
+                        PresenterDelivery(
+                            client: ClientID(0), presenter: PresenterID(7), id: MessageID(0),
+                            message: .reacquire(relinquishMessage: MessageID(40)), request: RequestID(0)))),
+                .connect(attempt: 2),
+            ])
         // A reply to the dead host's message is not sent to the next one.
         #expect(session.eventSubmitted(.presenterReplied(MessageID(40), failure: nil), now: Self.at(6)).isEmpty)
         #expect(session.connected(attempt: 2, now: Self.at(7)).isEmpty)
         let declared = session.frameReceived(Self.welcome, attempt: 2, now: Self.at(8))
-        #expect(declared == [
-            .send(.accessRequested(RequestID(1), purpose: Self.purpose, intents: Self.write("/moved"), timeout: nil,
-                nestedIn: nil, reclaim: true, age: 8_000_000), attempt: 2),
-            .send(.accessRequested(RequestID(2), purpose: Self.purpose, intents: Self.write("/f2"), timeout: nil,
-                nestedIn: nil, reclaim: false, age: 8_000_000), attempt: 2),
-            .send(.redeclared, attempt: 2),
-        ])
+        #expect(
+            declared == [
+                .send(
+                    .accessRequested(
+                        RequestID(1), purpose: Self.purpose, intents: Self.write("/moved"), timeout: nil,
+                        nestedIn: nil, reclaim: true, age: 8_000_000), attempt: 2),
+                .send(
+                    .accessRequested(
+                        RequestID(2), purpose: Self.purpose, intents: Self.write("/f2"), timeout: nil,
+                        nestedIn: nil, reclaim: false, age: 8_000_000), attempt: 2),
+                .send(.redeclared, attempt: 2),
+            ])
     }
 
     @Test("a refused hello fails waiting requests with the host's reason; the next request tries again")
@@ -86,9 +107,10 @@ struct ArbiterSessionTests {
         _ = session.eventSubmitted(Self.request(1), now: Self.at(0))
         _ = session.connected(attempt: 1, now: Self.at(1))
         let actions = session.frameReceived(.refused(reason: "version 9"), attempt: 1, now: Self.at(2))
-        #expect(actions == [
-            .close(attempt: 1), .perform(.unavailable(RequestID(1), "the shared arbiter refused: version 9")),
-        ])
+        #expect(
+            actions == [
+                .close(attempt: 1), .perform(.unavailable(RequestID(1), "the shared arbiter refused: version 9")),
+            ])
         #expect(session.outstandingRequests == 0)
         // A presenter registration alone does not try again; a request does.
         #expect(session.eventSubmitted(.presenterRemoved(PresenterID(1)), now: Self.at(3)).isEmpty)
@@ -103,17 +125,19 @@ struct ArbiterSessionTests {
         #expect(session.deadline == Self.at(2000))
         #expect(session.timePassed(now: Self.at(1999)).isEmpty)
         let actions = session.timePassed(now: Self.at(2000))
-        #expect(actions == [
-            .close(attempt: 1),
-            .perform(.unavailable(RequestID(1), "the shared arbiter did not answer hello within 2 seconds")),
-        ])
+        #expect(
+            actions == [
+                .close(attempt: 1),
+                .perform(.unavailable(RequestID(1), "the shared arbiter did not answer hello within 2 seconds")),
+            ])
         // Lost before the answer, early in a series: another attempt after a pause.
         _ = session.eventSubmitted(Self.request(2), now: Self.at(3000))
         _ = session.connected(attempt: 2, now: Self.at(3000))
         #expect(session.connectionLost(attempt: 2, reason: "reset", now: Self.at(3001)) == [.close(attempt: 2)])
         #expect(session.timePassed(now: Self.at(3001)).isEmpty)
-        #expect(session.timePassed(now: Instant(nanoseconds: Self.at(3001).nanoseconds + ArbiterSession.retryPause))
-            == [.connect(attempt: 3)])
+        #expect(
+            session.timePassed(now: Instant(nanoseconds: Self.at(3001).nanoseconds + ArbiterSession.retryPause))
+                == [.connect(attempt: 3)])
     }
 
     @Test("late frames of a closed connection, duplicate grants and a stale connect change nothing")
@@ -141,10 +165,11 @@ struct ArbiterSessionTests {
         _ = session.connected(attempt: 2, now: Self.at(4))
         let refused = session.frameReceived(.grant(RequestID(1), paths: []), attempt: 2, now: Self.at(5))
         #expect(refused.first == .close(attempt: 2))
-        #expect(refused.contains {
-            guard case .perform(.unavailable(RequestID(1), let reason)) = $0 else { return false }
-            return reason.hasPrefix("the shared arbiter answered hello with grant")
-        })
+        #expect(
+            refused.contains {
+                guard case .perform(.unavailable(RequestID(1), let reason)) = $0 else { return false }
+                return reason.hasPrefix("the shared arbiter answered hello with grant")
+            })
     }
 
     @Test("a snapshot asked while connecting is sent after the declarations and answered once")
@@ -158,17 +183,22 @@ struct ArbiterSessionTests {
         let actions = session.frameReceived(Self.welcome, attempt: 1, now: Self.at(2))
         #expect(actions.last == .send(.snapshotRequest(tag: 4), attempt: 1))
         let snapshot = WireSnapshot(presenters: [], claims: [])
-        #expect(session.frameReceived(.snapshotResponse(tag: 4, snapshot), attempt: 1, now: Self.at(3))
-            == [.answerSnapshot(tag: 4, .snapshot(snapshot))])
+        #expect(
+            session.frameReceived(.snapshotResponse(tag: 4, snapshot), attempt: 1, now: Self.at(3))
+                == [.answerSnapshot(tag: 4, .snapshot(snapshot))])
         #expect(session.frameReceived(.snapshotResponse(tag: 4, snapshot), attempt: 1, now: Self.at(3)).isEmpty)
     }
 
     @Test("an invalid configuration fails every request at once and never connects")
     func permanentFailure() {
         var session = ArbiterSession(permanentFailure: "bad scope")
-        #expect(session.eventSubmitted(Self.request(1), now: Self.at(0)) == [.perform(.unavailable(RequestID(1), "bad scope"))])
+        #expect(
+            session.eventSubmitted(Self.request(1), now: Self.at(0)) == [
+                .perform(.unavailable(RequestID(1), "bad scope"))
+            ])
         #expect(session.eventSubmitted(.presenterRemoved(PresenterID(1)), now: Self.at(0)).isEmpty)
-        #expect(session.snapshotRequested(tag: 1, now: Self.at(0)) == [.answerSnapshot(tag: 1, .unavailable("bad scope"))])
+        #expect(
+            session.snapshotRequested(tag: 1, now: Self.at(0)) == [.answerSnapshot(tag: 1, .unavailable("bad scope"))])
     }
 }
 
