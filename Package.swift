@@ -71,6 +71,7 @@ let package = Package(
             name: "FileCoordination",
             dependencies: [
                 "CoordinationArbiter", "CQuireLinux", "QuireSystem", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Apple's names (NSFileCoordinator, NSFilePresenter, NSFileAccessIntent) over the same machinery.
@@ -179,6 +180,7 @@ let package = Package(
             dependencies: [
                 "CoordinatedOperations",
                 "DocumentStore",
+                "FileCoordination",
                 "StoreClient",
                 "QuireCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

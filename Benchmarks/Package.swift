@@ -42,9 +42,11 @@ let package = Package(
         // The cross-process figures of issue 5 (host in a child process; writers in child processes).
         .executableTarget(
             name: "CrossProcessLatency",
-            dependencies: [.product(name: "FileCoordination", package: "Quire")],
+            dependencies: ["SocketFloor", .product(name: "FileCoordination", package: "Quire")],
             path: "CrossProcessLatency"
         ),
+        // The floor CrossProcessLatency compares with: a C ping-pong over a socketpair between two processes.
+        .target(name: "SocketFloor", path: "SocketFloor"),
         // The PDF worker processes against poppler in-process (issue 14): info, text, render, replacement.
         .executableTarget(
             name: "WorkerLatency",

@@ -43,7 +43,9 @@ private func file(_ name: String) -> URL {
 
 let benchmarks: @Sendable () -> Void = {
     // The in-process figures of issue 4: this process's own arbiter (CrossProcessLatency measures the shared one).
-    setenv("QUIRE_COORDINATION_SCOPE", "process", 0)
+    var coordination = (try? CoordinationConfiguration.fromEnvironment()) ?? CoordinationConfiguration()
+    if ProcessInfo.processInfo.environment["QUIRE_COORDINATION_SCOPE"] == nil { coordination.scope = .process }
+    try? CoordinationService.configure(coordination)
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal, .throughput],
         timeUnits: .microseconds,

@@ -43,7 +43,9 @@ func median(_ count: Int, _ body: () throws -> Void) rethrows -> Double {
 
 // The in-process figures of issue 4: this process's own arbiter, unless QUIRE_COORDINATION_SCOPE says otherwise
 // (CrossProcessLatency measures the shared arbiter in another process).
-setenv("QUIRE_COORDINATION_SCOPE", "process", 0)
+var coordination = try CoordinationConfiguration.fromEnvironment()
+if ProcessInfo.processInfo.environment["QUIRE_COORDINATION_SCOPE"] == nil { coordination.scope = .process }
+try CoordinationService.configure(coordination)
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-latency-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }

@@ -52,7 +52,9 @@ if arguments.count > 2, arguments[1] == "writer" {
 
 // The shared (user) scope, Quire's default: the figures a service sees, and the only scope in which the child's
 // write reaches this process through coordination.
-setenv("QUIRE_COORDINATION_SCOPE", "user", 1)
+var coordination = try CoordinationConfiguration.fromEnvironment()
+coordination.scope = .user
+try CoordinationService.configure(coordination)
 let rounds = arguments.count > 1 ? Int(arguments[1]) ?? 300 : 300
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-document-latency-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -176,6 +178,7 @@ print("coordinated write → notification, same process:     \(format(median(sam
 
 let child = Process()
 child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+child.environment = ProcessInfo.processInfo.environment.merging(["QUIRE_COORDINATION_SCOPE": "user"]) { _, new in new }
 child.arguments = ["writer", url.path]
 let input = Pipe()
 let output = Pipe()

@@ -17,7 +17,7 @@ enum ClientEvent: Sendable {
 }
 
 /// What the arbiter tells a process: the actions addressed to it.
-enum ClientAction: Sendable {
+enum ClientAction: Sendable, Equatable {
     /// `reportsPresence`: report whether the written items exist before and after the accessor.
     case grant(RequestID, paths: [ItemPath], reportsPresence: Bool)
     case fail(RequestID, AccessFailure)

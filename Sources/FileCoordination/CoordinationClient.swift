@@ -2,11 +2,16 @@ import CoordinationArbiter
 import Foundation
 import Synchronization
 
-/// This process's side of file coordination: its presenters, its waiting requests, and the way to the arbiter.
+/// One domain's side of file coordination in this process: its presenters, its waiting requests, and the way
+/// to its arbiter.
 final class CoordinationClient: Sendable {
-    /// The process-wide client.
-    static let shared = CoordinationClient()
+    /// The default domain's client.
+    static var shared: CoordinationClient { CoordinationDomain.default.client }
 
+    let configuration: CoordinationConfiguration
+    /// Set for a configuration that can never work (an invalid scope in the environment): every request fails
+    /// with it.
+    let permanentFailure: String?
     let registry = PresenterRegistry()
     let failures = PresenterFailureTable()
     let mailboxes = PresenterMailboxes()
@@ -14,38 +19,50 @@ final class CoordinationClient: Sendable {
     private let waiting = Mutex<[RequestID: @Sendable (ClientAction) -> Void]>([:])
     private let nextRequest = Atomic<UInt64>(1)
     private let endpointStorage = Mutex<(any ArbiterEndpoint)?>(nil)
+    /// This client, for the reporter's callback (made before the client is).
+    private let relay: ClientRelay
 
-    private init() {
-        let registry = self.registry
-        let mailboxes = self.mailboxes
-        reporter = UncoordinatedChangeReporter(registry: registry, mailboxes: mailboxes) { presenter, path in
-            CoordinationClient.shared.endpoint.submit(.presenterMoved(presenter, path: path))
+    /// Makes a client; nothing is connected until the endpoint is first used.
+    init(configuration: CoordinationConfiguration, permanentFailure: String?) {
+        self.configuration = configuration
+        self.permanentFailure = permanentFailure
+        let relay = ClientRelay()
+        self.relay = relay
+        reporter = UncoordinatedChangeReporter(
+            registry: registry, mailboxes: mailboxes, debounce: configuration.uncoordinatedChangeDebounce,
+            logger: configuration.logger
+        ) { presenter, path in
+            relay.client?.endpoint.submit(.presenterMoved(presenter, path: path))
         }
+        relay.client = self
     }
 
-    /// The arbiter endpoint, made on first use: the shared arbiter (`QUIRE_COORDINATION_SCOPE=user`, the
-    /// default), connected to or hosted by this process, or this process's own (`process`).
+    /// The arbiter endpoint, made on first use: the shared arbiter (scope `user`), connected to or hosted by
+    /// this process, or this domain's own in this process (`process`).
     var endpoint: any ArbiterEndpoint {
         endpointStorage.withLock { stored in
             if let stored { return stored }
-            let messenger = PresenterMessenger(
-                registry: registry, failures: failures, reply: { [unowned self] message, failure in
-                    self.endpoint.submit(.presenterReplied(message, failure: failure))
-                }, mailboxes: mailboxes, reporter: reporter)
-            let perform: @Sendable (ClientAction) -> Void = { [unowned self] action in
-                self.handle(action, messenger: messenger)
-            }
-            let made: any ArbiterEndpoint
-            switch Result(catching: { () throws(FileCoordinationError) in try CoordinationService.scope() }) {
-            case .success(.process):
-                made = InProcessArbiterHost(perform: perform)
-            case .success(.user):
-                made = SharedArbiterConnection(paths: SharedArbiterPaths.fromEnvironment(), perform: perform)
-            case .failure(let error):
-                made = SharedArbiterConnection(failing: error.description, perform: perform)
-            }
+            let made = makeEndpoint()
             stored = made
             return made
+        }
+    }
+
+    /// A new endpoint of this client's configuration.
+    private func makeEndpoint() -> any ArbiterEndpoint {
+        let messenger = PresenterMessenger(
+            registry: registry, failures: failures, reply: { [unowned self] message, failure in
+                self.endpoint.submit(.presenterReplied(message, failure: failure))
+            }, mailboxes: mailboxes, reporter: reporter)
+        let perform: @Sendable (ClientAction) -> Void = { [unowned self] action in
+            self.handle(action, messenger: messenger)
+        }
+        if let permanentFailure {
+            return SharedArbiterConnection(failing: permanentFailure, paths: configuration.paths, perform: perform)
+        }
+        switch configuration.scope {
+        case .process: return InProcessArbiterHost(perform: perform)
+        case .user: return SharedArbiterConnection(paths: configuration.paths, perform: perform)
         }
     }
 
@@ -76,6 +93,16 @@ final class CoordinationClient: Sendable {
     /// The endpoint if it was made already (status queries must not start hosting as a side effect).
     var existingEndpoint: (any ArbiterEndpoint)? {
         endpointStorage.withLock { $0 }
+    }
+
+    /// Waits for the outcome `waiter` will get. With the shared arbiter, the waiting thread reads the socket
+    /// itself while nobody else does (``SharedArbiterConnection/lead(until:)``), so an uncontended access costs
+    /// about one round trip.
+    func outcome(of waiter: AccessWaiter) -> Result<[URL], any Error> {
+        if let connection = endpointStorage.withLock({ $0 }) as? SharedArbiterConnection {
+            connection.lead { waiter.isResolved }
+        }
+        return waiter.wait()
     }
 
     /// A new request id, unique in this process.
@@ -146,6 +173,9 @@ final class AccessWaiter: @unchecked Sendable {
         return waiter
     }
 
+    /// Whether the outcome is recorded (the waiting thread will not sleep).
+    var isResolved: Bool { phase.load(ordering: .acquiring) == Self.resolved }
+
     /// Records the outcome and wakes the waiting thread.
     func resolve(_ result: Result<[URL], any Error>) {
         outcome = result
@@ -173,5 +203,20 @@ final class AccessWaiter: @unchecked Sendable {
         phase.store(Self.waiting, ordering: .releasing)
         inUse = false
         return result
+    }
+}
+
+/// A weak way back to a client, for callbacks made before it.
+final class ClientRelay: Sendable {
+    private let storage = Mutex<WeakClient>(WeakClient())
+
+    private struct WeakClient: @unchecked Sendable {
+        weak var client: CoordinationClient?
+    }
+
+    /// The client, once made and while it lives.
+    var client: CoordinationClient? {
+        get { storage.withLock { $0.client } }
+        set { storage.withLock { $0.client = newValue } }
     }
 }

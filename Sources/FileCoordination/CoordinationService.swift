@@ -1,8 +1,9 @@
 import CoordinationArbiter
 import Foundation
 
-/// Process-wide settings and operator entry points of file coordination: the scope, the shared arbiter's
-/// directory, hosting it in the foreground (`quire coordinator`) and reading its state (`quire claims`).
+/// Process-wide settings and operator entry points of file coordination, all about the default
+/// ``CoordinationDomain``: its configuration, hosting its shared arbiter in the foreground (`quire coordinator`)
+/// and reading its state (`quire claims`).
 public enum CoordinationService {
     /// Where coordination happens.
     public enum Scope: String, Sendable {
@@ -12,49 +13,46 @@ public enum CoordinationService {
         case user
     }
 
-    /// The scope from `QUIRE_COORDINATION_SCOPE` (`user` when unset).
-    /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` for another value.
+    /// Sets the configuration of the process-wide ``CoordinationDomain/default`` (which every coordinator made
+    /// without a domain uses). Call it once, before the first coordinator, presenter or status query; without
+    /// it, the default domain reads ``CoordinationConfiguration/fromEnvironment(_:)`` on first use.
+    /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` if the default domain is in use already.
+    public static func configure(_ configuration: CoordinationConfiguration) throws(FileCoordinationError) {
+        try DefaultCoordination.configure(configuration)
+    }
+
+    /// The default domain's scope: as configured, else from `QUIRE_COORDINATION_SCOPE` (`user` when unset).
+    /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` for an invalid value in the environment.
     public static func scope() throws(FileCoordinationError) -> Scope {
-        let value = ProcessInfo.processInfo.environment["QUIRE_COORDINATION_SCOPE"] ?? ""
-        if value.isEmpty { return .user }
-        guard let scope = Scope(rawValue: value) else {
-            throw .arbiterUnavailable("QUIRE_COORDINATION_SCOPE must be 'user' or 'process', not '\(value)'")
-        }
-        return scope
+        try DefaultCoordination.configuration().scope
     }
 
-    /// The shared arbiter's directory: `QUIRE_COORDINATION_DIR`, else `$XDG_RUNTIME_DIR/quire`, else
-    /// `/tmp/quire-<uid>`. It is not created or checked here (see ``hostInForeground(onReady:)``).
+    /// The default domain's shared-arbiter directory: as configured, else `QUIRE_COORDINATION_DIR`, else
+    /// `$XDG_RUNTIME_DIR/quire`, else `/tmp/quire-<uid>`. It is not created or checked here (see
+    /// ``hostInForeground(onReady:)``).
     public static var directory: URL {
-        SharedArbiterPaths.fromEnvironment().directory
+        (try? DefaultCoordination.configuration().directory) ?? CoordinationConfiguration.defaultDirectory()
     }
 
-    /// The delay after an uncoordinated change before presenters hear of it, during which further changes
-    /// to the same item join it: `QUIRE_WATCH_DEBOUNCE_MS` milliseconds (default 20).
+    /// The default domain's debounce of uncoordinated changes: as configured, else `QUIRE_WATCH_DEBOUNCE_MS`
+    /// milliseconds (default 20).
     public static var uncoordinatedChangeDebounce: Duration {
-        let value = ProcessInfo.processInfo.environment["QUIRE_WATCH_DEBOUNCE_MS"].flatMap { Int($0) }
-        return .milliseconds(max(0, min(value ?? 20, 60_000)))
+        (try? DefaultCoordination.configuration().uncoordinatedChangeDebounce) ?? .milliseconds(20)
     }
 
-    /// The presenters and claims of the arbiter this process uses: the shared one (without starting it when
+    /// The presenters and claims of the default domain's arbiter: the shared one (without starting it when
     /// nobody hosts it: then nothing is held) or, with the `process` scope, this process's own.
-    /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` when the directory is unsafe, the host
-    ///   refuses, or does not answer within two seconds.
+    /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` when the configuration is invalid, the
+    ///   directory is unsafe, the host refuses, or does not answer within a few seconds.
     public static func status() throws(FileCoordinationError) -> CoordinationStatus {
-        switch try scope() {
-        case .process:
-            let snapshot = try CoordinationClient.shared.endpoint.snapshot()
-            return CoordinationStatus(scope: "process", hostPID: getpid(), snapshot: snapshot, now: SystemInterface.now())
-        case .user:
-            return try SharedArbiterStatus.fetch(paths: SharedArbiterPaths.fromEnvironment())
-        }
+        try CoordinationDomain.default.status()
     }
 
     /// Returns once the arbiter has processed every event this process sent before the call (presenter
     /// registrations in particular): after it, another process's coordinated access sees those presenters.
     /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` when the arbiter cannot answer.
     public static func synchronize() throws(FileCoordinationError) {
-        _ = try CoordinationClient.shared.endpoint.snapshot()
+        try CoordinationDomain.default.synchronize()
     }
 
     /// Hosts the shared arbiter on this thread until the process receives SIGINT or SIGTERM (then returns),
@@ -63,6 +61,6 @@ public enum CoordinationService {
     /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` when another process already hosts it (the
     ///   message names its pid), or the directory or socket is unsafe (wrong owner or mode) or cannot be made.
     public static func hostInForeground(onReady: (URL) -> Void) throws(FileCoordinationError) {
-        try SharedArbiterHost.hostInForeground(paths: SharedArbiterPaths.fromEnvironment(), onReady: onReady)
+        try SharedArbiterHost.hostInForeground(paths: DefaultCoordination.configuration().paths, onReady: onReady)
     }
 }

@@ -85,7 +85,7 @@ extension FileCoordinator {
         let waiter = AccessWaiter.acquire()
         let request = submit(
             targets, nestedIn: AccessFrames.current.innermost(of: ObjectIdentifier(self)), to: .waiter(waiter))
-        _ = try waiter.wait().get()
+        _ = try client.outcome(of: waiter).get()
         guard let request else { return batchAccessor({}) }
         // The batch writes nothing itself: the accesses inside it report what they write.
         _ = takesPresence(request)

@@ -19,7 +19,7 @@ extension FileCoordinator {
             return
         }
         // The id is made first: the grant, and even the accessor, may come before `submit` returns.
-        let request = CoordinationClient.shared.makeRequestID()
+        let request = client.makeRequestID()
         submit(targets, as: request, nestedIn: nil) { [self] result in
             switch result {
             case .success(let urls):
@@ -82,11 +82,11 @@ extension FileCoordinator {
                     }
                     continuation.resume(with: result)
                 }
-                if slot.cancelled, let id = slot.value { CoordinationClient.shared.endpoint.submit(.cancelRequested(id)) }
+                if slot.cancelled, let id = slot.value { client.endpoint.submit(.cancelRequested(id)) }
             }
         } onCancel: {
             slot.cancelled = true
-            if let id = slot.value { CoordinationClient.shared.endpoint.submit(.cancelRequested(id)) }
+            if let id = slot.value { client.endpoint.submit(.cancelRequested(id)) }
         }
         let snapshots: UploadSnapshots?
         do {

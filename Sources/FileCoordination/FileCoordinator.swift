@@ -66,7 +66,6 @@ public final class FileCoordinator: @unchecked Sendable {
         var reportingPresence: [RequestID] = []
     }
 
-    private static let client = CoordinationClient.shared
     /// The requests of a coordinator that wait for their grant: usually one, so it is kept inline and a set
     /// is made only for more.
     private struct WaitingRequests {
@@ -96,6 +95,8 @@ public final class FileCoordinator: @unchecked Sendable {
 
     private let state: Mutex<State>
     private let ownPresenter: PresenterBox?
+    /// The domain's machinery this coordinator uses.
+    let client: CoordinationClient
 
     /// How long a coordinated call may wait before it throws ``FileCoordinationError/timedOut(_:)``;
     /// nil (the default, as Apple) waits forever.
@@ -107,34 +108,39 @@ public final class FileCoordinator: @unchecked Sendable {
 
     /// Makes a coordinator. A coordinator made with a presenter never sends that presenter messages, never
     /// blocks other coordinators made with it, and shares its purpose identifier.
-    public init(filePresenter: (any FilePresenter)? = nil) {
+    public convenience init(filePresenter: (any FilePresenter)? = nil) {
+        self.init(filePresenter: filePresenter, domain: .default)
+    }
+
+    /// Makes a coordinator of `domain`: it coordinates with that domain's coordinators and presenters only
+    /// (see ``CoordinationDomain``); otherwise as ``init(filePresenter:)``.
+    public init(filePresenter: (any FilePresenter)? = nil, domain: CoordinationDomain) {
+        client = domain.client
         if let filePresenter {
             ownPresenter = PresenterBox(presenter: filePresenter)
-            state = Mutex(State(purpose: Self.client.registry.purpose(for: filePresenter)))
+            state = Mutex(State(purpose: client.registry.purpose(for: filePresenter)))
         } else {
             ownPresenter = nil
             state = Mutex(State(purpose: PurposeID.unique()))
         }
     }
 
-    /// Registers a presenter with every coordinator of the process (and, with the shared scope, of the user).
-    /// Registering the same presenter twice is harmless; one ``removeFilePresenter(_:)`` removes it.
+    /// Registers a presenter with every coordinator of the default domain: of the process (and, with the shared
+    /// scope, of the user). Registering the same presenter twice is harmless; one ``removeFilePresenter(_:)``
+    /// removes it. For another domain, use ``CoordinationDomain/addFilePresenter(_:)``.
     public class func addFilePresenter(_ filePresenter: any FilePresenter) {
-        let path = ItemLocator.pathIfFileURL(filePresenter.presentedItemURL)
-        guard let entry = client.registry.add(filePresenter, path: path) else { return }
-        client.presenterRegistered(
-            entry.id, purpose: entry.purpose, path: path, observes: filePresenter.observesUncoordinatedChanges)
+        CoordinationDomain.default.addFilePresenter(filePresenter)
     }
 
-    /// Unregisters a presenter: it receives no further messages. Removing an unregistered one is harmless.
+    /// Unregisters a presenter from the default domain: it receives no further messages. Removing an
+    /// unregistered one is harmless.
     public class func removeFilePresenter(_ filePresenter: any FilePresenter) {
-        guard let id = client.registry.remove(filePresenter) else { return }
-        client.presenterRemoved(id)
+        CoordinationDomain.default.removeFilePresenter(filePresenter)
     }
 
-    /// The presenters registered in this process, in registration order.
+    /// The presenters registered with the default domain in this process, in registration order.
     public class var filePresenters: [any FilePresenter] {
-        client.registry.presenters
+        CoordinationDomain.default.filePresenters
     }
 
     /// Extensions (without the dot, case-insensitive) of directories treated as one item, like Apple's file
@@ -172,7 +178,7 @@ public final class FileCoordinator: @unchecked Sendable {
             state.cancelled = true
             return state.waiting.all
         }
-        for request in waiting { Self.client.endpoint.submit(.cancelRequested(request)) }
+        for request in waiting { client.endpoint.submit(.cancelRequested(request)) }
     }
 
     /// Announces a move before it happens. Apple uses it only for sandbox extensions; it does nothing on Linux.
@@ -188,7 +194,7 @@ public final class FileCoordinator: @unchecked Sendable {
             let request = AccessFrames.current.innermost(of: ObjectIdentifier(self))
                 ?? state.withLock({ $0.openBatches.last })
         else { return }
-        Self.client.endpoint.submit(.itemMoved(request, from: old, to: new))
+        client.endpoint.submit(.itemMoved(request, from: old, to: new))
     }
 
     // MARK: - Requests
@@ -223,7 +229,7 @@ public final class FileCoordinator: @unchecked Sendable {
     /// Pass `request` when `outcome` must know the id (a grant may come before this returns).
     @discardableResult
     func submit(
-        _ targets: [Target], as request: RequestID = CoordinationClient.shared.makeRequestID(), nestedIn: RequestID?,
+        _ targets: [Target], as request: RequestID? = nil, nestedIn: RequestID?,
         outcome: @escaping @Sendable (Result<[URL], any Error>) -> Void
     ) -> RequestID? {
         submit(targets, as: request, nestedIn: nestedIn, to: .handler(outcome))
@@ -233,9 +239,10 @@ public final class FileCoordinator: @unchecked Sendable {
     /// synchronously.
     @discardableResult
     func submit(
-        _ targets: [Target], as request: RequestID = CoordinationClient.shared.makeRequestID(), nestedIn: RequestID?,
+        _ targets: [Target], as request: RequestID? = nil, nestedIn: RequestID?,
         to outcome: OutcomeReceiver
     ) -> RequestID? {
+        let request = request ?? client.makeRequestID()
         // One lock: the cancellation check, the registration as waiting, and the purpose.
         let purpose = state.withLock { state -> PurposeID? in
             if state.cancelled { return nil }
@@ -247,11 +254,11 @@ public final class FileCoordinator: @unchecked Sendable {
             return nil
         }
         let deadline = timeout.map { SystemInterface.now().advanced(byNanoseconds: Self.nanoseconds($0)) }
-        let failures = Self.client.failures
+        let failures = client.failures
         // The handler holds the coordinator strongly (a weak reference would allocate a side table on every
         // coordinator); it is released as soon as the request is granted or failed, and every caller keeps
         // the coordinator alive until then anyway.
-        Self.client.request(
+        client.request(
             request, purpose: purpose, intents: targets.map { $0.intent }, deadline: deadline, nestedIn: nestedIn
         ) { [self] action in
             state.withLock { state in
@@ -277,7 +284,7 @@ public final class FileCoordinator: @unchecked Sendable {
         }
         // A cancel that raced with the submission did not see this request: cancel it now.
         if state.withLock({ $0.cancelled && $0.waiting.contains(request) }) {
-            Self.client.endpoint.submit(.cancelRequested(request))
+            client.endpoint.submit(.cancelRequested(request))
         }
         return request
     }
@@ -292,7 +299,7 @@ public final class FileCoordinator: @unchecked Sendable {
         let nestedIn = frames.innermost(of: ObjectIdentifier(self)) ?? state.withLock { $0.openBatches.last }
         let waiter = AccessWaiter.acquire()
         let request = submit(targets, nestedIn: nestedIn, to: .waiter(waiter))
-        let granted = try waiter.wait().get()
+        let granted = try client.outcome(of: waiter).get()
         guard let request else { return try accessor(granted) }
         let snapshots: UploadSnapshots?
         do {
@@ -330,11 +337,11 @@ public final class FileCoordinator: @unchecked Sendable {
 
     /// Ends a granted access and re-reads the own presenter's URL (a write on its behalf may have created it).
     func end(_ request: RequestID, presence: [ItemPresence?] = []) {
-        Self.client.accessEnded(request, presence: presence)
-        if let ownPresenter, let entry = Self.client.registry.entry(of: ownPresenter.presenter) {
+        client.accessEnded(request, presence: presence)
+        if let ownPresenter, let entry = client.registry.entry(of: ownPresenter.presenter) {
             let path = ItemLocator.pathIfFileURL(ownPresenter.presenter.presentedItemURL)
-            if Self.client.registry.updatePath(entry.id, to: path) {
-                Self.client.presenterMoved(entry.id, path: path)
+            if client.registry.updatePath(entry.id, to: path) {
+                client.presenterMoved(entry.id, path: path)
             }
         }
     }

@@ -1,5 +1,6 @@
 import CoordinationArbiter
 import Foundation
+import Logging
 import Synchronization
 
 /// Tells presenters with `observesUncoordinatedChanges` about changes made without coordination, found by an
@@ -29,15 +30,20 @@ final class UncoordinatedChangeReporter: Sendable {
     private let registry: PresenterRegistry
     private let mailboxes: PresenterMailboxes
     private let movedPresenter: @Sendable (PresenterID, ItemPath?) -> Void
+    private let debounce: Duration
+    private let logger: Logger
     private let state = Mutex(State())
     /// True once a presenter observes uncoordinated changes: until then coordinated accesses pay nothing here.
     private let active = Atomic<Bool>(false)
 
-    /// Makes a reporter; `movedPresenter` tells the arbiter where a presenter's item went.
+    /// Makes a reporter; `movedPresenter` tells the arbiter where a presenter's item went; `logger` hears of
+    /// degraded watching.
     init(
-        registry: PresenterRegistry, mailboxes: PresenterMailboxes,
+        registry: PresenterRegistry, mailboxes: PresenterMailboxes, debounce: Duration, logger: Logger,
         movedPresenter: @escaping @Sendable (PresenterID, ItemPath?) -> Void
     ) {
+        self.debounce = debounce
+        self.logger = logger
         self.registry = registry
         self.mailboxes = mailboxes
         self.movedPresenter = movedPresenter
@@ -55,8 +61,8 @@ final class UncoordinatedChangeReporter: Sendable {
             state.observing.insert(presenter)
             if let watcher = state.watcher { return watcher }
             let made = InotifyWatcher(
-                debounce: CoordinationService.uncoordinatedChangeDebounce,
-                onWarning: { message in CoordinationWarnings.report("file watching: \(message)") },
+                debounce: debounce,
+                onWarning: { [logger] message in logger.warning("file watching: \(message)") },
                 onEvent: { [weak self] changes in self?.report(changes) })
             state.watcher = made
             return made
@@ -83,7 +89,7 @@ final class UncoordinatedChangeReporter: Sendable {
         do {
             try watcher.watch(path.description, token: presenter.rawValue)
         } catch {
-            CoordinationWarnings.report("cannot watch \(path) for uncoordinated changes: \(error)")
+            logger.warning("cannot watch \(path) for uncoordinated changes: \(error)")
         }
     }
 
@@ -154,15 +160,5 @@ final class UncoordinatedChangeReporter: Sendable {
                 mailboxes.post(presenter, on: queue) { box.presenter.presentedItemDidMove(to: url) }
             }
         }
-    }
-}
-
-/// Where the coordination layer reports trouble it cannot throw (file watching degraded, a lost host):
-/// standard error, one line each, unless `QUIRE_COORDINATION_QUIET` is set.
-enum CoordinationWarnings {
-    /// Writes `message` as `quire: warning: …`.
-    static func report(_ message: String) {
-        guard ProcessInfo.processInfo.environment["QUIRE_COORDINATION_QUIET"] == nil else { return }
-        FileHandle.standardError.write(Data("quire: warning: \(message)\n".utf8))
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DocumentStore
+import FileCoordination
 import Foundation
 import Hummingbird
 import Logging
@@ -16,14 +17,13 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let configuration = try loadConfiguration()
-            // Every coordinator of this process reads the scope when it first coordinates: set it before.
-            setenv("QUIRE_COORDINATION_SCOPE", configuration.coordinationScope.rawValue, 1)
             let level = Self.logLevel()
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = level
                 return handler
             }
+            try Self.configureCoordination(configuration)
             let metrics = StoreMetrics()
             MetricsSystem.bootstrap(metrics.metricsFactory)
             if let database = configuration.database {
@@ -33,6 +33,16 @@ struct Serve: AsyncParsableCommand {
                 try await Self.run(try makeApplication(configuration, metrics: metrics), configuration)
             }
         }
+    }
+
+    /// Gives the process's coordination domain the configured scope (the rest from the environment) and the
+    /// service's logging, before anything coordinates.
+    private static func configureCoordination(_ configuration: StoreConfiguration) throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["QUIRE_COORDINATION_SCOPE"] = configuration.coordinationScope.rawValue
+        var coordination = try CoordinationConfiguration.fromEnvironment(environment)
+        coordination.logger = Logger(label: "quire.coordination")
+        try CoordinationService.configure(coordination)
     }
 
     /// The log level: `QUIRE_LOG_LEVEL` (trace, debug, info, notice, warning, error, critical), else info.

@@ -7,6 +7,7 @@
 //   hold --read|--write PATH... [--timeout S]                                        until a line on stdin
 //   storm PATH --count N --marker M
 //   host
+//   pace PATH [--accesses N]     N async writes (default 8) beside a 10 ms timer task: the timer's longest gap
 import FileCoordination
 import Foundation
 
@@ -198,6 +199,51 @@ case "storm":
         if index % 50 == 0 { say("progress \(index)") }
     }
     say("done \(count)")
+
+case "pace":
+    // Async coordinated writes (which wait for a host that may be stopped) beside a timer task that ticks every
+    // 10 ms for 1.5 s: prints the timer's longest gap, then how the writes ended.
+    let url = URL(fileURLWithPath: arguments[0])
+    let accesses = option("--accesses").flatMap { Int($0) } ?? 8
+    let finished = DispatchSemaphore(value: 0)
+    Task.detached {
+        let writes = Task {
+            await withTaskGroup(of: String.self) { group in
+                for _ in 0..<accesses {
+                    group.addTask {
+                        let coordinator = FileCoordinator()
+                        coordinator.timeout = .seconds(20)
+                        do {
+                            try await coordinator.coordinate(with: [.writingIntent(with: url)]) { _ in }
+                            return "ok"
+                        } catch FileCoordinationError.arbiterUnavailable {
+                            return "unavailable"
+                        } catch {
+                            return "other"
+                        }
+                    }
+                }
+                var outcomes: [String: Int] = [:]
+                for await outcome in group { outcomes[outcome, default: 0] += 1 }
+                return outcomes
+            }
+        }
+        let clock = ContinuousClock()
+        var last = clock.now
+        var longest = Duration.zero
+        for _ in 0..<150 {
+            try? await Task.sleep(for: .milliseconds(10))
+            let now = clock.now
+            longest = max(longest, now - last)
+            last = now
+        }
+        let (seconds, attoseconds) = longest.components
+        say("longest \(seconds * 1000 + attoseconds / 1_000_000_000_000_000)")
+        let outcomes = await writes.value
+        say("outcomes ok=\(outcomes["ok"] ?? 0) unavailable=\(outcomes["unavailable"] ?? 0) other=\(outcomes["other"] ?? 0)")
+        finished.signal()
+    }
+    finished.wait()
 
 case "host":
     do {

@@ -3,456 +3,514 @@ import CoordinationArbiter
 import Foundation
 import Synchronization
 
-/// This process's way to the shared arbiter (`QUIRE_COORDINATION_SCOPE=user`): one Unix-socket connection,
-/// written by the threads that submit events and read by one thread of its own.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// This process's way to the shared arbiter (scope `user`): the driver of an ``ArbiterSession``.
 ///
-/// The connection keeps what the arbiter knows of this process — its presenters and its requests, granted or
-/// waiting — so that it can say it all again to a new host. When the host dies (end of stream), the reader
-/// thread gives presenters whose round was cut short their reacquirers, connects to the next host (or becomes
-/// it), registers the presenters, re-declares held accesses (`reclaim`), submits the waiting requests again
-/// with what is left of their timeouts, and sends ``WireFrame/redeclared``. Events submitted meanwhile only
-/// update that record. If no host can be had within ``connectionPatience``, waiting requests fail with
-/// ``FileCoordinationError/arbiterUnavailable(_:)``; the next request tries again.
+/// One executor, as ``InProcessArbiterHost``: take the lock, feed the event to the session, turn its actions
+/// into work (frames are encoded into the output buffer there, so that they leave in the session's order),
+/// release the lock, then do the work. No system call is made under the lock, and no thread that submits an
+/// event ever waits for the host: connecting, hosting, hello and every read happen on the connection's own
+/// thread (`quire.arbiter-client`, started on first use), and a submitter writes only what the socket takes
+/// at once (`MSG_DONTWAIT`); the rest waits in the buffer for that thread, which polls for room. A thread that
+/// waits for its grant reads the socket itself while nobody else does (``lead(until:)``).
 final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
-    /// How long a connection attempt may take, hosting included.
-    static let connectionPatience: UInt64 = 2_000_000_000
-
-    private struct Outstanding {
-        let purpose: PurposeID
-        var intents: [AccessIntent]
-        let deadline: Instant?
-        let nestedIn: RequestID?
-        /// When it was submitted, to keep its place in the queue across a change of host.
-        let submitted: Instant
-        var granted = false
-        var cancelled = false
-    }
-
-    private struct PresenterRecord {
-        let purpose: PurposeID
-        var path: ItemPath?
-        let observes: Bool
-    }
-
     private struct State {
-        var descriptor: Int32 = -1
-        var generation: UInt64 = 0
-        var unavailable: String?
-        var connecting = false
-        var presenters: [PresenterID: PresenterRecord] = [:]
-        var requests: [RequestID: Outstanding] = [:]
-        var awaitingReplies: Set<MessageID> = []
-        var relinquished: [MessageID: PresenterID] = [:]
+        var session: ArbiterSession
+        /// The socket of the current attempt, from its connection until the session closes it.
+        var socket: (attempt: UInt64, descriptor: Int32)?
+        /// Encoded frames for `socket` not written yet.
+        var output: [UInt8] = []
+        /// An empty buffer with capacity, swapped with `output` by the flushing thread.
+        var spare: [UInt8] = []
+        /// A thread is writing `output` (outside the lock); others only append.
+        var flushing = false
+        /// The socket did not take everything: the connection's thread waits for room and writes the rest.
+        var outputBlocked = false
+        /// Sockets the session closed while a thread was writing to them: closed when it is done.
+        var closeAfterFlush: [Int32] = []
+        /// An attempt the connection's thread must make.
+        var pendingConnect: UInt64?
+        var threadStarted = false
         var snapshots: [UInt64: SnapshotWaiter] = [:]
         var nextTag: UInt64 = 1
-        var buffer: [UInt8] = []
+        /// One thread reads the socket at a time: the connection's thread, or a thread waiting for its grant
+        /// (``lead(until:)``). The holder alone touches ``ReadBuffers``.
+        var readerBusy = false
+        /// The connection's thread left the socket to a waiting thread and waits for its wake pipe only: the
+        /// waiting thread wakes it when it is done.
+        var threadParked = false
+    }
+
+    /// The decoder and the read buffer, touched only by the thread that holds `readerBusy`.
+    private final class ReadBuffers: @unchecked Sendable {
+        /// The attempt whose stream `decoder` holds the rest of.
+        var attempt: UInt64 = 0
+        var decoder = WireDecoder()
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+    }
+
+    /// What to do once the lock is released.
+    private struct Work {
+        var flush = false
+        var startThread = false
+        var wakeThread = false
+        var close: [Int32] = []
+        var perform: [ClientAction] = []
+        var answers: [(SnapshotWaiter, ArbiterSession.SnapshotAnswer)] = []
     }
 
     /// Where the arbiter this connection uses lives.
     let paths: SharedArbiterPaths
-    /// Set for a configuration that can never work (an invalid scope): every request fails with it.
-    private let permanentFailure: String?
     private let perform: @Sendable (ClientAction) -> Void
-    private let state = Mutex(State())
-    /// Serializes connection attempts (the reader's recovery and a request's retry).
-    private let connectLock = Mutex(())
+    private let state: Mutex<State>
+    /// Wakes the connection's thread from `poll` (read end, write end); made with the thread.
+    private let wakePipe = Mutex<(read: Int32, write: Int32)?>(nil)
+    private let buffers = ReadBuffers()
 
-    /// Makes the connection and tries to connect (hosting the arbiter if nobody does); a failure is kept and
-    /// reported to requests, and the next request tries again.
+    /// Makes the connection; nothing is connected until the first event needs a host.
     init(paths: SharedArbiterPaths, perform: @escaping @Sendable (ClientAction) -> Void) {
         self.paths = paths
         self.perform = perform
-        self.permanentFailure = nil
-        if let reason = establish(redeclaring: false) {
-            state.withLock { $0.unavailable = reason }
-        }
+        self.state = Mutex(State(session: ArbiterSession()))
+        ExitDrain.register(self)
     }
 
     /// A connection that never connects: every request fails with `reason`.
-    init(failing reason: String, perform: @escaping @Sendable (ClientAction) -> Void) {
-        self.paths = SharedArbiterPaths.fromEnvironment()
+    init(failing reason: String, paths: SharedArbiterPaths, perform: @escaping @Sendable (ClientAction) -> Void) {
+        self.paths = paths
         self.perform = perform
-        self.permanentFailure = reason
-        state.withLock { $0.unavailable = reason }
+        self.state = Mutex(State(session: ArbiterSession(permanentFailure: reason)))
+    }
+
+    deinit {
+        if let pipe = wakePipe.withLock({ $0 }) {
+            SystemCall.close(pipe.read)
+            SystemCall.close(pipe.write)
+        }
     }
 
     // MARK: ArbiterEndpoint
 
     func submit(_ event: ClientEvent) {
-        // A request while no host could be had tries to connect again first (rare: checked under the same lock
-        // that records the event, so the common path takes one lock).
-        let needsHost = state.withLock { state -> Bool in
-            if case .accessRequested = event, state.unavailable != nil { return true }
-            record(event, &state)
-            return false
-        }
-        guard needsHost, case .accessRequested(let request, _, _, _, _) = event else { return }
-        if let reason = reviveIfUnavailable() {
-            perform(.unavailable(request, reason))
-        } else {
-            submit(event)
-        }
-    }
-
-    /// Records `event` in what this process has declared and sends it if connected.
-    private func record(_ event: ClientEvent, _ state: inout State) {
-        let frame: WireFrame
-        switch event {
-        case .presenterRegistered(let presenter, let purpose, let path, let observes):
-            state.presenters[presenter] = PresenterRecord(purpose: purpose, path: path, observes: observes)
-            frame = .presenterRegistered(presenter, purpose: purpose, path: path, observesUncoordinatedChanges: observes)
-        case .presenterMoved(let presenter, let path):
-            state.presenters[presenter]?.path = path
-            frame = .presenterMoved(presenter, path: path)
-        case .presenterRemoved(let presenter):
-            state.presenters[presenter] = nil
-            frame = .presenterRemoved(presenter)
-        case .accessRequested(let request, let purpose, let intents, let deadline, let nestedIn):
-            let now = SystemInterface.now()
-            state.requests[request] = Outstanding(
-                purpose: purpose, intents: intents, deadline: deadline, nestedIn: nestedIn, submitted: now)
-            frame = .accessRequested(
-                request, purpose: purpose, intents: intents, timeout: Self.remaining(until: deadline, now: now),
-                nestedIn: nestedIn, reclaim: false)
-        case .accessEnded(let request, let presence):
-            state.requests[request] = nil
-            frame = .accessEnded(request, presence: presence)
-        case .itemMoved(let request, let from, let to):
-            frame = .itemMoved(request, from: from, to: to)
-        case .cancelRequested(let request):
-            state.requests[request]?.cancelled = true
-            frame = .cancelRequested(request)
-        case .presenterReplied(let message, let failure):
-            // A reply to a message of a previous host means nothing to this one.
-            guard state.awaitingReplies.remove(message) != nil else { return }
-            frame = .presenterReplied(message, failure: failure)
-        case .itemVersionsChanged(let path, let notice):
-            // A notice is not declared again to a new host: presenters hear of the changes made while it is up.
-            frame = .versionsChanged(path, notice)
-        }
-        send(frame, &state)
+        let now = SystemInterface.now()
+        feed { $0.session.eventSubmitted(event, now: now) }
     }
 
     func snapshot() throws(FileCoordinationError) -> WireSnapshot {
         let waiter = SnapshotWaiter()
-        let sent = state.withLock { state -> Bool in
-            guard state.descriptor >= 0 else { return false }
-            let tag = state.nextTag
+        let now = SystemInterface.now()
+        var tag: UInt64 = 0
+        feed { state in
+            tag = state.nextTag
             state.nextTag += 1
             state.snapshots[tag] = waiter
-            send(.snapshotRequest(tag: tag), &state)
-            return true
+            return state.session.snapshotRequested(tag: tag, now: now)
         }
-        guard sent else { throw .arbiterUnavailable(state.withLock { $0.unavailable } ?? "not connected to the shared arbiter") }
-        guard let snapshot = waiter.wait(seconds: 5) else {
+        guard let answer = waiter.wait(seconds: 5) else {
+            feed { state in
+                state.snapshots[tag] = nil
+                return state.session.snapshotAbandoned(tag: tag)
+            }
             throw .arbiterUnavailable("the shared arbiter did not answer within 5 seconds")
         }
-        return snapshot
-    }
-
-    // MARK: connecting
-
-    /// Encodes `frame` and writes it; a write error shuts the socket down, and the reader thread recovers.
-    private func send(_ frame: WireFrame, _ state: inout State) {
-        guard state.descriptor >= 0 else { return }
-        state.buffer.removeAll(keepingCapacity: true)
-        do {
-            try WireEncoder.encode(frame, appendingTo: &state.buffer)
-        } catch {
-            return
-        }
-        let descriptor = state.descriptor
-        do {
-            try SocketSystem.sendAll(descriptor, state.buffer)
-        } catch {
-            SocketSystem.shutDown(descriptor)
+        switch answer {
+        case .snapshot(let snapshot): return snapshot
+        case .unavailable(let reason): throw .arbiterUnavailable(reason)
         }
     }
 
-    /// The nanoseconds left at `now` until `deadline` (0 once it passed), or nil for none.
-    private static func remaining(until deadline: Instant?, now: Instant) -> UInt64? {
-        guard let deadline else { return nil }
-        return deadline > now ? deadline.nanoseconds - now.nanoseconds : 0
-    }
-
-    /// Tries to connect again if the last attempt failed; returns the reason if it still fails.
-    private func reviveIfUnavailable() -> String? {
-        guard state.withLock({ $0.unavailable != nil }) else { return nil }
-        if let permanentFailure { return permanentFailure }
-        return connectLock.withLock { _ -> String? in
-            guard state.withLock({ $0.unavailable != nil }) else { return nil }
-            let reason = establish(redeclaring: false)
-            state.withLock { $0.unavailable = reason }
-            return reason
+    /// Waits, at most until `deadline`, for the events submitted so far to be written: a process that exits
+    /// right after an event (a version notice, the end of an access) must not lose it to a connection that was
+    /// still being made or a socket that had no room. Called only at exit.
+    fileprivate func drain(until deadline: Instant) {
+        while SystemInterface.now() < deadline {
+            let busy = state.withLock { state in
+                state.session.isConnecting || state.pendingConnect != nil
+                    || (state.socket != nil && (!state.output.isEmpty || state.flushing))
+            }
+            guard busy else { return }
+            SocketSystem.pause(microseconds: 1000)
         }
     }
 
-    /// Connects (or hosts and connects), says hello, declares everything recorded, starts the reader thread.
-    /// Returns why it failed, or nil.
-    private func establish(redeclaring: Bool) -> String? {
-        var descriptor: Int32 = -1
-        var decoder = WireDecoder()
-        let giveUp = SystemInterface.now().nanoseconds + Self.connectionPatience
-        while descriptor < 0 {
-            do throws(ConnectionFailure) {
-                decoder = WireDecoder()
-                let connected = try Self.connectOrHost(paths)
-                do throws(ConnectionFailure) {
-                    try Self.handshake(connected, &decoder)
+    // MARK: the executor
+
+    /// Feeds one event under the lock, then does what its actions ask, outside it.
+    private func feed(_ event: (inout State) -> [ArbiterSession.Action]) {
+        let work = state.withLock { state -> Work in
+            let actions = event(&state)
+            return Self.work(for: actions, &state)
+        }
+        run(work)
+    }
+
+    /// Turns actions into state changes and work for after the lock.
+    private static func work(for actions: [ArbiterSession.Action], _ state: inout State) -> Work {
+        var work = Work()
+        for action in actions {
+            switch action {
+            case .connect(let attempt):
+                state.pendingConnect = attempt
+                if !state.threadStarted {
+                    state.threadStarted = true
+                    work.startThread = true
+                }
+                work.wakeThread = true
+            case .send(let frame, let attempt):
+                guard state.socket?.attempt == attempt else { continue }
+                do {
+                    try WireEncoder.encode(frame, appendingTo: &state.output)
                 } catch {
-                    SystemCall.close(connected)
-                    throw error
+                    // Only a frame beyond the protocol's limits fails; the host would refuse it anyway.
+                    continue
                 }
-                descriptor = connected
-            } catch {
-                switch error {
-                case .retry(let reason):
-                    // A host that is exiting still accepts connections until its process is gone: try again.
-                    if SystemInterface.now().nanoseconds >= giveUp { return reason }
-                    SocketSystem.pause(microseconds: 500)
-                case .failed(let reason):
-                    return reason
+                if !state.flushing && !state.outputBlocked {
+                    state.flushing = true
+                    work.flush = true
                 }
+            case .close(let attempt):
+                guard let socket = state.socket, socket.attempt == attempt else { continue }
+                state.socket = nil
+                state.output.removeAll(keepingCapacity: true)
+                state.outputBlocked = false
+                if state.flushing {
+                    state.closeAfterFlush.append(socket.descriptor)
+                } else {
+                    work.close.append(socket.descriptor)
+                }
+            case .perform(let clientAction):
+                work.perform.append(clientAction)
+            case .answerSnapshot(let tag, let answer):
+                if let waiter = state.snapshots.removeValue(forKey: tag) { work.answers.append((waiter, answer)) }
             }
         }
-        let now = SystemInterface.now()
-        let generation = state.withLock { state -> UInt64 in
-            state.descriptor = descriptor
-            state.generation += 1
-            state.unavailable = nil
-            state.awaitingReplies = []
-            for (presenter, record) in state.presenters.sorted(by: { $0.key < $1.key }) {
-                send(.presenterRegistered(
-                    presenter, purpose: record.purpose, path: record.path, observesUncoordinatedChanges: record.observes),
-                    &state)
+        return work
+    }
+
+    /// Does the work of one event, in order: sockets closed, thread started or woken, output written, actions
+    /// performed, queries answered.
+    private func run(_ work: Work) {
+        for descriptor in work.close { SystemCall.close(descriptor) }
+        if work.startThread { startThread() } else if work.wakeThread { wakeThread() }
+        if work.flush { flush() }
+        for action in work.perform { perform(action) }
+        for (waiter, answer) in work.answers { waiter.resolve(answer) }
+    }
+
+    /// Writes the output buffer while the socket takes it; called by the thread that took the flushing role.
+    /// What the socket does not take now is left for the connection's thread, which waits for room.
+    private func flush() {
+        while true {
+            let taken = state.withLock { state -> (descriptor: Int32, bytes: [UInt8])? in
+                guard let socket = state.socket, !state.output.isEmpty, !state.outputBlocked else {
+                    state.flushing = false
+                    return nil
+                }
+                let bytes = state.output
+                state.output = state.spare
+                state.spare = []
+                return (socket.descriptor, bytes)
             }
-            for (request, outstanding) in state.requests.sorted(by: { $0.key < $1.key }) {
-                send(.accessRequested(
-                    request, purpose: outstanding.purpose, intents: outstanding.intents,
-                    timeout: outstanding.granted ? nil : Self.remaining(until: outstanding.deadline, now: now),
-                    nestedIn: outstanding.granted ? nil : outstanding.nestedIn, reclaim: outstanding.granted,
-                    age: now.nanoseconds - min(outstanding.submitted.nanoseconds, now.nanoseconds)),
-                    &state)
-                if outstanding.cancelled && !outstanding.granted { send(.cancelRequested(request), &state) }
+            guard let (descriptor, bytes) = taken else { return closeDeferred() }
+            var written = 0
+            var failed = false
+            bytes.withUnsafeBytes { raw in
+                while written < raw.count {
+                    do {
+                        let count = try SocketSystem.sendWithoutWaiting(
+                            descriptor, UnsafeRawBufferPointer(rebasing: raw[written...]))
+                        if count == 0 { return }
+                        written += count
+                    } catch {
+                        failed = true
+                        return
+                    }
+                }
             }
-            if redeclaring { send(.redeclared, &state) }
-            return state.generation
+            // On failure the connection's thread sees the socket end and reports it to the session.
+            if failed { SocketSystem.shutDown(descriptor) }
+            let blocked = state.withLock { state -> Bool in
+                if !failed && written < bytes.count && state.socket?.descriptor == descriptor {
+                    state.output = Array(bytes[written...]) + state.output
+                    state.outputBlocked = true
+                    state.flushing = false
+                    return true
+                }
+                var spare = bytes
+                spare.removeAll(keepingCapacity: true)
+                if spare.capacity <= 1 << 16 { state.spare = spare }
+                return false
+            }
+            if blocked {
+                wakeThread()
+                return closeDeferred()
+            }
         }
-        let handedOver = decoder
-        let connected = descriptor
-        let thread = Thread { [self] in readLoop(connected, generation: generation, decoder: handedOver) }
+    }
+
+    /// Closes the sockets the session closed while they were being written, once nobody writes.
+    private func closeDeferred() {
+        let closing = state.withLock { state -> [Int32] in
+            guard !state.flushing, !state.closeAfterFlush.isEmpty else { return [] }
+            defer { state.closeAfterFlush = [] }
+            return state.closeAfterFlush
+        }
+        for descriptor in closing { SystemCall.close(descriptor) }
+    }
+
+    // MARK: the connection's thread
+
+    private func startThread() {
+        do {
+            let pipe = try SocketSystem.makeWakePipe()
+            wakePipe.withLock { $0 = (pipe.0, pipe.1) }
+        } catch {
+            // Without a wake pipe the thread still runs; it looks again every 10 ms.
+        }
+        let thread = Thread { [self] in ioLoop() }
         thread.name = "quire.arbiter-client"
         thread.start()
-        return nil
     }
 
-    /// A connected socket to the shared arbiter; hosts it on a background thread first if nobody does.
-    private static func connectOrHost(_ paths: SharedArbiterPaths) throws(ConnectionFailure) -> Int32 {
-        do {
-            return try connectOrHostOnce(paths)
-        } catch {
-            guard case .arbiterUnavailable(let reason) = error else { throw .failed("\(error)") }
-            throw .failed(reason)
-        }
+    private func wakeThread() {
+        guard let pipe = wakePipe.withLock({ $0 }) else { return }
+        SocketSystem.wake(pipe.write)
     }
 
-    /// ``connectOrHost(_:)`` with the error as thrown to callers.
-    private static func connectOrHostOnce(_ paths: SharedArbiterPaths) throws(FileCoordinationError) -> Int32 {
-        try paths.prepareDirectory()
-        let giveUp = SystemInterface.now().nanoseconds + connectionPatience
+    /// What the connection's thread does next.
+    private enum Step {
+        case connect(UInt64)
+        case wait(socket: (attempt: UInt64, descriptor: Int32)?, reads: Bool, wantsRoom: Bool, deadline: Instant?)
+    }
+
+    /// Connects when the session asks, otherwise waits for frames, room to write, a wake-up or the session's
+    /// deadline; reports each to the session. It never ends: a connection lives as long as its process.
+    private func ioLoop() {
+        var pollSet: [pollfd] = []
+        let wake = wakePipe.withLock { $0 }
         while true {
-            if try paths.checkSocket() {
+            let step = state.withLock { state -> Step in
+                if let attempt = state.pendingConnect {
+                    state.pendingConnect = nil
+                    return .connect(attempt)
+                }
+                // While a waiting thread reads, this thread leaves the socket to it (it is woken when the
+                // waiting thread is done).
+                state.threadParked = state.readerBusy && state.socket != nil
+                return .wait(
+                    socket: state.socket, reads: !state.readerBusy, wantsRoom: state.outputBlocked && !state.flushing,
+                    deadline: state.session.deadline)
+            }
+            switch step {
+            case .connect(let attempt):
+                connect(attempt)
+            case .wait(let socket, let reads, let wantsRoom, let deadline):
+                pollSet.removeAll(keepingCapacity: true)
+                if let wake { pollSet.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)) }
+                if let socket {
+                    let events = (reads ? Int16(POLLIN) : 0) | (wantsRoom ? Int16(POLLOUT) : 0)
+                    if events != 0 { pollSet.append(pollfd(fd: socket.descriptor, events: events, revents: 0)) }
+                }
+                var timeout = Self.pollTimeout(until: deadline, now: SystemInterface.now(), hasWake: wake != nil)
+                if !reads && socket != nil {
+                    timeout = timeout < 0 ? Self.parkedPatience : min(timeout, Self.parkedPatience)
+                }
                 do {
-                    return try SocketSystem.connect(to: paths.socket)
-                } catch where error.errno == ECONNREFUSED || error.errno == ENOENT {
-                    // A dead host's socket, or one being replaced: see who holds the lock.
+                    try SocketSystem.poll(&pollSet, timeout: timeout)
                 } catch {
-                    throw .arbiterUnavailable("cannot connect to \(paths.socket): \(error)")
+                    SocketSystem.pause(microseconds: 1000)
+                }
+                if let wake, pollSet[0].revents != 0 { SocketSystem.drainWakePipe(wake.read) }
+                if let socket, let entry = pollSet.last, entry.fd == socket.descriptor, entry.revents != 0 {
+                    if entry.revents & Int16(POLLOUT) != 0 { writeRest() }
+                    if reads && entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 && takeReading(socket) {
+                        read(socket, waiting: false)
+                        releaseReading()
+                    }
+                }
+                if let deadline, deadline <= SystemInterface.now() {
+                    let now = SystemInterface.now()
+                    feed { $0.session.timePassed(now: now) }
                 }
             }
-            let lock: Int32?
-            do {
-                lock = try SocketSystem.tryExclusiveLock(paths.lock)
-            } catch {
-                throw .arbiterUnavailable("cannot open \(paths.lock): \(error)")
-            }
-            if let lock {
-                try SharedArbiterHost.startInBackground(paths: paths, lockDescriptor: lock)
-                continue
-            }
-            guard SystemInterface.now().nanoseconds < giveUp else {
-                let holder = (SocketSystem.readSmallFile(paths.lock) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-                throw .arbiterUnavailable(
-                    "pid \(holder.isEmpty ? "?" : holder) holds \(paths.lock) but does not accept connections on "
-                        + "\(paths.socket)")
-            }
-            // Another process won the lock and is binding the socket: try again very soon.
-            SocketSystem.pause(microseconds: 500)
         }
     }
 
-    /// Sends `hello` and waits (at most two seconds) for `welcome`. A connection closed or reset before the
-    /// answer is worth another try (a host on its way out); a refusal is not. The caller closes the socket.
-    static func handshake(_ descriptor: Int32, _ decoder: inout WireDecoder) throws(ConnectionFailure) {
-        let hello: [UInt8]
-        do {
-            hello = try WireEncoder.encode(
-                .hello(version: WireProtocol.version, pid: SocketSystem.processID, commandLine: SocketSystem.commandLine))
-            try SocketSystem.sendAll(descriptor, hello)
+    /// Milliseconds to wait in `poll` for the session's deadline (-1: none).
+    private static func pollTimeout(until deadline: Instant?, now: Instant, hasWake: Bool) -> Int32 {
+        guard let deadline else { return hasWake ? -1 : 10 }
+        guard deadline > now else { return 0 }
+        return Int32(min((deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000, 60_000))
+    }
+
+    /// Connects (or hosts and connects) and sends hello for `attempt`, then tells the session.
+    private func connect(_ attempt: UInt64) {
+        let descriptor: Int32
+        do throws(ConnectionFailure) {
+            descriptor = try ArbiterDialer.connectOrHost(paths)
+            do {
+                let hello = try WireEncoder.encode(
+                    .hello(
+                        version: WireProtocol.version, pid: SocketSystem.processID,
+                        commandLine: SocketSystem.commandLine))
+                try SocketSystem.sendAll(descriptor, hello)
+            } catch {
+                SystemCall.close(descriptor)
+                throw .retry("hello to the shared arbiter failed: \(error)")
+            }
         } catch {
-            throw .retry("hello to the shared arbiter failed: \(error)")
-        }
-        SocketSystem.setReceiveTimeout(descriptor, seconds: 2)
-        defer { SocketSystem.setReceiveTimeout(descriptor, seconds: 0) }
-        try readFrame(descriptor, &decoder) { frame throws(ConnectionFailure) in
-            switch frame {
-            case .welcome: return ()
-            case .refused(let reason): throw .failed("the shared arbiter refused: \(reason)")
-            default: throw .failed("the shared arbiter answered hello with \(frame.type)")
+            let now = SystemInterface.now()
+            switch error {
+            case .retry(let reason):
+                feed { $0.session.connectFailed(attempt: attempt, reason: reason, retryable: true, now: now) }
+            case .failed(let reason):
+                feed { $0.session.connectFailed(attempt: attempt, reason: reason, retryable: false, now: now) }
             }
+            return
+        }
+        let now = SystemInterface.now()
+        feed { state in
+            state.socket = (attempt, descriptor)
+            state.output.removeAll(keepingCapacity: true)
+            state.outputBlocked = false
+            return state.session.connected(attempt: attempt, now: now)
         }
     }
 
-    /// Reads frames from a blocking socket until `accept` returns a value for one. End of stream, a read error
-    /// or a malformed frame is ``ConnectionFailure/retry(_:)``.
-    static func readFrame<Value>(
-        _ descriptor: Int32, _ decoder: inout WireDecoder,
-        _ accept: (WireFrame) throws(ConnectionFailure) -> Value?
-    ) throws(ConnectionFailure) -> Value {
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+    /// Reads what arrived on the socket (waiting for it, at most ``leaderPatience``, if `waiting`) and feeds
+    /// each frame to the session; end of stream, an error or a malformed frame ends the connection. The caller
+    /// holds `readerBusy`.
+    private func read(_ socket: (attempt: UInt64, descriptor: Int32), waiting: Bool) {
+        if buffers.attempt != socket.attempt {
+            buffers.attempt = socket.attempt
+            buffers.decoder = WireDecoder()
+        }
+        let count: Int?
+        do {
+            count =
+                try waiting
+                ? SocketSystem.receiveWaiting(
+                    socket.descriptor, into: &buffers.chunk, milliseconds: Self.leaderPatience)
+                : SocketSystem.receiveWithoutWaiting(socket.descriptor, into: &buffers.chunk)
+        } catch {
+            lost(socket.attempt, "reading from the shared arbiter failed: \(error)")
+            return
+        }
+        guard let count else { return }
+        guard count > 0 else {
+            lost(socket.attempt, "the shared arbiter closed the connection")
+            return
+        }
+        buffers.chunk.withUnsafeBytes { buffers.decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         while true {
+            let frame: WireFrame?
             do {
-                while let frame = try decoder.next() {
-                    if let value = try accept(frame) { return value }
-                }
-            } catch let error as ConnectionFailure {
-                throw error
+                frame = try buffers.decoder.next()
             } catch {
-                throw .retry("the shared arbiter sent a malformed frame: \(error)")
+                lost(socket.attempt, "the shared arbiter sent a malformed frame: \(error)")
+                return
             }
-            let count: Int?
-            do {
-                count = try SocketSystem.read(descriptor, into: &chunk)
-            } catch {
-                throw .retry("reading from the shared arbiter failed: \(error)")
-            }
-            guard let count, count > 0 else { throw .retry("the shared arbiter closed the connection") }
-            chunk.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            guard let frame else { return }
+            let now = SystemInterface.now()
+            feed { $0.session.frameReceived(frame, attempt: socket.attempt, now: now) }
         }
     }
 
-    // MARK: reading
-
-    private func readLoop(_ descriptor: Int32, generation: UInt64, decoder: WireDecoder) {
-        var decoder = decoder
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        reading: while true {
-            while true {
-                let frame: WireFrame?
-                do {
-                    frame = try decoder.next()
-                } catch {
-                    break reading
-                }
-                guard let frame else { break }
-                if !dispatch(frame) { break reading }
-            }
-            let count = try? SocketSystem.read(descriptor, into: &chunk)
-            guard let count = count ?? nil, count > 0 else { break }
-            chunk.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+    /// Takes the reader's role for `socket` if nobody holds it and the socket is still the current one.
+    private func takeReading(_ socket: (attempt: UInt64, descriptor: Int32)) -> Bool {
+        state.withLock { state in
+            guard !state.readerBusy, state.socket?.attempt == socket.attempt else { return false }
+            state.readerBusy = true
+            return true
         }
-        connectionLost(descriptor, generation: generation)
     }
 
-    /// Handles one frame from the host; false for a frame a host must not send.
-    private func dispatch(_ frame: WireFrame) -> Bool {
-        switch frame {
-        case .grant(let request, let paths, let reportsPresence):
-            state.withLock { state in
-                guard state.requests[request] != nil else { return }
-                state.requests[request]!.granted = true
-                for index in state.requests[request]!.intents.indices where index < paths.count {
-                    let intent = state.requests[request]!.intents[index]
-                    state.requests[request]!.intents[index] = AccessIntent(
-                        path: paths[index], access: intent.access, packageRootDepths: intent.packageRootDepths,
-                        includesContents: intent.includesContents)
-                }
-            }
-            perform(.grant(request, paths: paths, reportsPresence: reportsPresence))
-        case .fail(let request, let failure):
-            state.withLock { _ = $0.requests.removeValue(forKey: request) }
-            perform(.fail(request, failure))
-        case .deliver(let delivery):
-            state.withLock { state in
-                if delivery.message.expectsReply { state.awaitingReplies.insert(delivery.id) }
-                switch delivery.message {
-                case .relinquishToReader, .relinquishToWriter: state.relinquished[delivery.id] = delivery.presenter
-                case .reacquire(let relinquishMessage): state.relinquished[relinquishMessage] = nil
-                default: break
-                }
-            }
-            perform(.deliver(delivery))
-        case .snapshotResponse(let tag, let snapshot):
-            state.withLock { $0.snapshots.removeValue(forKey: tag) }?.resolve(snapshot)
-        case .refused, .hello, .welcome, .presenterRegistered, .presenterMoved, .presenterRemoved, .accessRequested,
-            .accessEnded, .itemMoved, .cancelRequested, .presenterReplied, .snapshotRequest, .redeclared, .versionsChanged:
-            return false
+    /// Gives the reader's role back. The connection's thread, if it left the socket meanwhile, is woken when
+    /// frames may come that nobody else will read (presenter messages, answers to other requests); otherwise it
+    /// takes the socket back within ``parkedPatience`` by itself, which notices a host's end in time for the
+    /// next host's grace period, and spares a wake-up per access.
+    private func releaseReading() {
+        let wake = state.withLock { state -> Bool in
+            state.readerBusy = false
+            guard state.threadParked, state.session.expectsFrames || state.outputBlocked else { return false }
+            state.threadParked = false
+            return true
         }
-        return true
+        if wake { wakeThread() }
     }
 
-    /// The host is gone: reacquire what its rounds left relinquished, then find the next host.
-    private func connectionLost(_ descriptor: Int32, generation: UInt64) {
-        let cut = state.withLock { state -> [MessageID: PresenterID] in
-            guard state.generation == generation else { return [:] }
-            state.descriptor = -1
-            let cut = state.relinquished
-            state.relinquished = [:]
-            state.awaitingReplies = []
-            for waiter in state.snapshots.values { waiter.resolve(nil) }
-            state.snapshots = [:]
-            return cut
+    /// How long (milliseconds) the connection's thread leaves the socket to waiting threads before it looks again.
+    static let parkedPatience: Int32 = 100
+
+    // MARK: leading
+
+    /// How long a waiting thread reads before it lets the connection's thread look at the socket again.
+    static let leaderPatience: Int32 = 50
+
+    /// Reads the socket on the calling thread until `resolved` (its own grant or failure came) or until another
+    /// thread reads: the waiting thread is woken by the host's answer itself, not by a reader thread that then
+    /// wakes it (leader/follower, as a thread blocked on a channel reads its own reply). Every frame read is
+    /// handled as the connection's thread would. Returns at once when not connected or someone else reads; the
+    /// caller then waits for the reader to resolve it.
+    func lead(until resolved: () -> Bool) {
+        while !resolved() {
+            let socket = state.withLock { state -> (attempt: UInt64, descriptor: Int32)? in
+                guard case .connected(let attempt) = state.session.phase, let socket = state.socket,
+                    socket.attempt == attempt, !state.readerBusy
+                else { return nil }
+                state.readerBusy = true
+                return socket
+            }
+            guard let socket else { return }
+            if !resolved() { read(socket, waiting: true) }
+            releaseReading()
         }
-        SystemCall.close(descriptor)
-        for (message, presenter) in cut.sorted(by: { $0.key < $1.key }) {
-            perform(.deliver(PresenterDelivery(
-                client: ClientID(0), presenter: presenter, id: MessageID(0),
-                message: .reacquire(relinquishMessage: message), request: RequestID(0))))
+    }
+
+    private func lost(_ attempt: UInt64, _ reason: String) {
+        let now = SystemInterface.now()
+        feed { $0.session.connectionLost(attempt: attempt, reason: reason, now: now) }
+    }
+
+    /// The socket has room again: writes what waited, unless a submitter is writing.
+    private func writeRest() {
+        let takes = state.withLock { state -> Bool in
+            guard state.outputBlocked, !state.flushing else { return false }
+            state.outputBlocked = false
+            state.flushing = true
+            return true
         }
-        let reason = connectLock.withLock { _ in establish(redeclaring: true) }
-        guard let reason else { return }
-        let abandoned = state.withLock { state -> [RequestID] in
-            state.unavailable = reason
-            let waiting = state.requests.filter { !$0.value.granted }.map(\.key).sorted()
-            for request in waiting { state.requests[request] = nil }
-            return waiting
-        }
-        for request in abandoned { perform(.unavailable(request, reason)) }
+        if takes { flush() }
     }
 }
 
-/// Why a connection attempt failed: worth another try until the deadline, or not.
-enum ConnectionFailure: Error {
-    /// The host went away during the attempt.
-    case retry(String)
-    /// Nothing will change by trying again soon (an unsafe directory, a refusal).
-    case failed(String)
-}
-
-/// A thread waiting for a snapshot answer.
-final class SnapshotWaiter: Sendable {
-    private let result = Mutex<WireSnapshot??>(nil)
-    private let semaphore = DispatchSemaphore(value: 0)
-
-    /// Hands over the answer (nil: the connection was lost).
-    func resolve(_ snapshot: WireSnapshot?) {
-        result.withLock { $0 = .some(snapshot) }
-        semaphore.signal()
+/// Writes what the process's connections still hold when it exits (see ``SharedArbiterConnection``).
+private enum ExitDrain {
+    private struct WeakConnection: @unchecked Sendable {
+        weak var connection: SharedArbiterConnection?
     }
 
-    /// The answer, or nil if none came within `seconds` or the connection was lost.
-    func wait(seconds: Int) -> WireSnapshot? {
-        guard semaphore.wait(timeout: .now() + .seconds(seconds)) == .success else { return nil }
-        return result.withLock { $0 } ?? nil
+    private static let connections = Mutex<[WeakConnection]>([])
+
+    /// Registers, once, the handler that drains every live connection at exit.
+    private static let installHandler: Void = {
+        atexit { ExitDrain.drainAll() }
+    }()
+
+    static func register(_ connection: SharedArbiterConnection) {
+        installHandler
+        connections.withLock { list in
+            list.removeAll { $0.connection == nil }
+            list.append(WeakConnection(connection: connection))
+        }
+    }
+
+    private static func drainAll() {
+        let live = connections.withLock { $0.compactMap(\.connection) }
+        let deadline = SystemInterface.now().advanced(byNanoseconds: ArbiterSession.patience)
+        for connection in live { connection.drain(until: deadline) }
     }
 }

@@ -75,8 +75,8 @@ final class SharedArbiterHost: @unchecked Sendable {
     private var pollSet: [pollfd] = []
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
 
-    /// The host running in this process, if any (for the exit handler).
-    private static let current = Mutex<SharedArbiterHost?>(nil)
+    /// The hosts running in this process, one per coordination directory (for the exit handler).
+    private static let current = Mutex<[SharedArbiterHost]>([])
 
     /// Binds the socket and reads the predecessor's client list; the caller holds the lock (its descriptor
     /// is kept open, and so held, for the host's life).
@@ -118,7 +118,7 @@ final class SharedArbiterHost: @unchecked Sendable {
     /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` if the socket cannot be set up.
     static func startInBackground(paths: SharedArbiterPaths, lockDescriptor: Int32) throws(FileCoordinationError) {
         let host = try SharedArbiterHost(paths: paths, lockDescriptor: lockDescriptor)
-        current.withLock { $0 = host }
+        current.withLock { $0.append(host) }
         installExitHandler
         let thread = Thread { host.run() }
         thread.name = "quire.arbiter-host"
@@ -140,20 +140,20 @@ final class SharedArbiterHost: @unchecked Sendable {
                 "the shared arbiter in \(paths.directory.path) is already hosted by pid \(holder.isEmpty ? "?" : holder)")
         }
         let host = try SharedArbiterHost(paths: paths, lockDescriptor: lock)
-        current.withLock { $0 = host }
+        current.withLock { $0.append(host) }
         installExitHandler
         StopSignals.install(wake: host.wakeWrite)
         onReady(URL(fileURLWithPath: paths.socket))
         host.run(stopOnSignal: true)
         host.shutDown()
-        current.withLock { $0 = nil }
+        current.withLock { $0.removeAll { $0 === host } }
     }
 
     /// Registers, once, the handler that removes the socket of a host whose process exits with no other
     /// clients (so that the next host knows there is nothing to reclaim).
     private static let installExitHandler: Void = {
         atexit {
-            SharedArbiterHost.current.withLock { $0 }?.removeSocketIfUnused()
+            for host in SharedArbiterHost.current.withLock({ $0 }) { host.removeSocketIfUnused() }
         }
     }()
 

@@ -13,18 +13,6 @@ struct SharedArbiterPaths: Sendable {
     /// The pids of the host's clients, one per line, for the next host's grace period.
     var clients: String { directory.appendingPathComponent("arbiter.clients").path }
 
-    /// The directory from `QUIRE_COORDINATION_DIR`, else `$XDG_RUNTIME_DIR/quire`, else `/tmp/quire-<uid>`.
-    static func fromEnvironment() -> SharedArbiterPaths {
-        let environment = ProcessInfo.processInfo.environment
-        if let configured = environment["QUIRE_COORDINATION_DIR"], !configured.isEmpty {
-            return SharedArbiterPaths(directory: URL(fileURLWithPath: configured, isDirectory: true))
-        }
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-            return SharedArbiterPaths(directory: URL(fileURLWithPath: runtime, isDirectory: true).appendingPathComponent("quire"))
-        }
-        return SharedArbiterPaths(directory: URL(fileURLWithPath: "/tmp/quire-\(SocketSystem.userID)", isDirectory: true))
-    }
-
     /// Creates the directory (0700) if it is missing, then checks that it is a real directory (not a symlink)
     /// owned by this user and closed to everyone else.
     /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` naming the path and the fix.

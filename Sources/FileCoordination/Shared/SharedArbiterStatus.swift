@@ -4,12 +4,14 @@ import Foundation
 
 /// Reads the shared arbiter's state for operators, without starting a host when there is none.
 enum SharedArbiterStatus {
-    /// The status through this process's own connection if it has one, else through a connection made for
-    /// the question; with no host running, an empty status.
+    /// The status through `client`'s own connection if it has one, else through a connection made for the
+    /// question; with no host running, an empty status.
     /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` for an unsafe directory or socket, or a host
     ///   that does not answer.
-    static func fetch(paths: SharedArbiterPaths) throws(FileCoordinationError) -> CoordinationStatus {
-        if let endpoint = CoordinationClient.shared.existingEndpoint as? SharedArbiterConnection,
+    static func fetch(paths: SharedArbiterPaths, client: CoordinationClient? = nil) throws(FileCoordinationError)
+        -> CoordinationStatus
+    {
+        if let endpoint = client?.existingEndpoint as? SharedArbiterConnection,
             endpoint.paths.directory.path == paths.directory.path, let snapshot = try? endpoint.snapshot()
         {
             return CoordinationStatus(scope: "user", hostPID: hostPID(paths), snapshot: snapshot, now: SystemInterface.now())
@@ -30,14 +32,14 @@ enum SharedArbiterStatus {
         defer { SystemCall.close(descriptor) }
         var decoder = WireDecoder()
         do throws(ConnectionFailure) {
-            try SharedArbiterConnection.handshake(descriptor, &decoder)
+            try ArbiterDialer.handshake(descriptor, &decoder)
             do {
                 try SocketSystem.sendAll(descriptor, try WireEncoder.encode(.snapshotRequest(tag: 1)))
             } catch {
                 throw .failed("asking the shared arbiter failed: \(error)")
             }
             SocketSystem.setReceiveTimeout(descriptor, seconds: 5)
-            let snapshot = try SharedArbiterConnection.readFrame(descriptor, &decoder) {
+            let snapshot = try ArbiterDialer.readFrame(descriptor, &decoder) {
                 frame throws(ConnectionFailure) -> WireSnapshot? in
                 switch frame {
                 case .snapshotResponse(_, let snapshot): return snapshot

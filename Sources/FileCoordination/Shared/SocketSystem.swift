@@ -186,6 +186,45 @@ enum SocketSystem {
         }
     }
 
+    /// Writes what a socket takes of `bytes` now, without waiting even if the socket is blocking
+    /// (`MSG_DONTWAIT`): the count written, 0 when it has no room; never raises SIGPIPE.
+    static func sendWithoutWaiting(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
+        do throws(SystemCallError) {
+            return try SystemCall.retryingOnInterrupt("send") {
+                Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            }
+        } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+            return 0
+        }
+    }
+
+    /// Reads what a socket holds into `buffer` without waiting even if the socket is blocking (`MSG_DONTWAIT`):
+    /// the byte count, 0 at end of stream, nil when there is nothing yet.
+    static func receiveWithoutWaiting(_ descriptor: Int32, into buffer: inout [UInt8]) throws(SystemCallError) -> Int? {
+        try buffer.withUnsafeMutableBytes { raw in
+            Result { () throws(SystemCallError) -> Int? in
+                do throws(SystemCallError) {
+                    return try SystemCall.retryingOnInterrupt("recv") {
+                        Glibc.recv(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
+                    }
+                } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+                    return nil
+                }
+            }
+        }.get()
+    }
+
+    /// Reads what a blocking socket holds into `buffer`, waiting for it at most `milliseconds` (a `poll` first,
+    /// so the socket's own settings do not matter): the byte count, 0 at end of stream, nil when nothing came.
+    static func receiveWaiting(
+        _ descriptor: Int32, into buffer: inout [UInt8], milliseconds: Int32 = 50
+    ) throws(SystemCallError) -> Int? {
+        var entry = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+        try poll(&entry, timeout: milliseconds)
+        guard entry[0].revents != 0 else { return nil }
+        return try receiveWithoutWaiting(descriptor, into: &buffer)
+    }
+
     /// Writes all of `bytes` to a blocking socket; never raises SIGPIPE.
     static func sendAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemCallError) {
         var offset = 0

@@ -1,0 +1,81 @@
+import Foundation
+import Logging
+
+/// How a ``CoordinationDomain`` coordinates: where (this process or every process of the user, and through
+/// which directory), how long uncoordinated changes are debounced, and where trouble is logged.
+///
+/// A value, passed in: ``CoordinationDomain/init(configuration:)`` makes a domain with it, and
+/// ``CoordinationService/configure(_:)`` sets the one the process-wide ``CoordinationDomain/default`` uses
+/// (once, before first use). Nothing reads or writes the environment after that; ``fromEnvironment(_:)`` is
+/// only the default source (`QUIRE_COORDINATION_SCOPE`, `QUIRE_COORDINATION_DIR`, `QUIRE_WATCH_DEBOUNCE_MS`,
+/// `QUIRE_COORDINATION_QUIET`).
+public struct CoordinationConfiguration: Sendable {
+    /// Where coordination happens (default ``CoordinationService/Scope/user``).
+    public var scope: CoordinationService.Scope
+    /// The shared arbiter's directory (used with the `user` scope; mode 0700, created on first use).
+    public var directory: URL
+    /// The delay after an uncoordinated change before presenters hear of it, during which further changes to
+    /// the same item join it (default 20 ms; clamped to 0…60 s).
+    public var uncoordinatedChangeDebounce: Duration
+    /// Where the coordination layer logs what it cannot throw: file watching degraded, a host lost and found
+    /// again (warnings), connection steps (debug).
+    public var logger: Logger
+
+    /// Makes a configuration; every argument has the default the environment would give when unset, except
+    /// the logger, which uses the process's logging bootstrap.
+    public init(
+        scope: CoordinationService.Scope = .user, directory: URL = CoordinationConfiguration.defaultDirectory(),
+        uncoordinatedChangeDebounce: Duration = .milliseconds(20),
+        logger: Logger = Logger(label: "quire.coordination")
+    ) {
+        self.scope = scope
+        self.directory = directory
+        self.uncoordinatedChangeDebounce = max(.zero, min(uncoordinatedChangeDebounce, .seconds(60)))
+        self.logger = logger
+    }
+
+    /// The shared arbiter's default directory when none is configured: `$XDG_RUNTIME_DIR/quire` if
+    /// `environment` has `XDG_RUNTIME_DIR`, else `/tmp/quire-<uid>`.
+    public static func defaultDirectory(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL {
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            return URL(fileURLWithPath: runtime, isDirectory: true).appendingPathComponent("quire")
+        }
+        return URL(fileURLWithPath: "/tmp/quire-\(SocketSystem.userID)", isDirectory: true)
+    }
+
+    /// The configuration `environment` describes: `QUIRE_COORDINATION_SCOPE` (`user` or `process`, default
+    /// `user`), `QUIRE_COORDINATION_DIR` (default ``defaultDirectory(_:)``), `QUIRE_WATCH_DEBOUNCE_MS` (default
+    /// 20), and a logger that writes warnings to standard error unless `QUIRE_COORDINATION_QUIET` is set.
+    /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` for a scope other than `user` or `process`.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(FileCoordinationError) -> CoordinationConfiguration {
+        let value = environment["QUIRE_COORDINATION_SCOPE"] ?? ""
+        guard let scope = value.isEmpty ? .user : CoordinationService.Scope(rawValue: value) else {
+            throw .arbiterUnavailable("QUIRE_COORDINATION_SCOPE must be 'user' or 'process', not '\(value)'")
+        }
+        var directory = defaultDirectory(environment)
+        if let configured = environment["QUIRE_COORDINATION_DIR"], !configured.isEmpty {
+            directory = URL(fileURLWithPath: configured, isDirectory: true)
+        }
+        let debounce = environment["QUIRE_WATCH_DEBOUNCE_MS"].flatMap { Int($0) }.map { Duration.milliseconds($0) }
+        return CoordinationConfiguration(
+            scope: scope, directory: directory, uncoordinatedChangeDebounce: debounce ?? .milliseconds(20),
+            logger: standardErrorLogger(quiet: environment["QUIRE_COORDINATION_QUIET"] != nil))
+    }
+
+    /// A logger that writes warnings and worse to standard error (what the library did before it took a
+    /// logger), or nothing when `quiet`.
+    static func standardErrorLogger(quiet: Bool) -> Logger {
+        var logger = Logger(label: "quire.coordination") { label -> any LogHandler in
+            quiet ? SwiftLogNoOpLogHandler() : StreamLogHandler.standardError(label: label)
+        }
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// Where the shared arbiter of this configuration lives.
+    var paths: SharedArbiterPaths { SharedArbiterPaths(directory: directory) }
+}
