@@ -72,7 +72,7 @@ struct VersionNegotiation: Equatable, Sendable {
         let agreed = min(version, supported.upperBound)
         guard agreed >= lowest, agreed >= supported.lowerBound else {
             return .refused(
-                "the shared arbiter speaks protocol versions \(Self.describe(supported)), this process "
+                "the shared arbiter speaks protocol \(Self.describe(supported)), this process speaks "
                     + "\(Self.describe(lowest...version)); use Quire builds whose versions overlap in every process "
                     + "of this user")
         }
@@ -101,8 +101,9 @@ struct VersionNegotiation: Equatable, Sendable {
         }
     }
 
-    /// `2…3`, or `3` for a single version.
+    /// `versions 2…3`, or `version 3` for a single version.
     static func describe(_ range: ClosedRange<UInt16>) -> String {
-        range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound)…\(range.upperBound)"
+        range.lowerBound == range.upperBound
+            ? "version \(range.lowerBound)" : "versions \(range.lowerBound)…\(range.upperBound)"
     }
 }
