@@ -63,14 +63,16 @@ enum ArbiterDialer {
         }
     }
 
-    /// Sends `hello` and waits (at most two seconds) for `welcome`. A connection closed or reset before the
-    /// answer is worth another try (a host on its way out); a refusal is not. The caller closes the socket.
-    static func handshake(_ descriptor: Int32, _ decoder: inout WireDecoder) throws(ConnectionFailure) {
+    /// Sends the `hello` of `offer` and waits (at most two seconds) for `welcome`. A connection closed or reset
+    /// before the answer is worth another try (a host on its way out, or one from before negotiation, which drops
+    /// a hello with the range); a refusal is not. The caller closes the socket.
+    static func handshake(
+        _ descriptor: Int32, _ decoder: inout WireDecoder, offer: VersionNegotiation.Offer
+    ) throws(ConnectionFailure) {
         let hello: [UInt8]
         do {
             hello = try WireEncoder.encode(
-                .hello(
-                    version: WireProtocol.version, pid: SocketSystem.processID, commandLine: SocketSystem.commandLine))
+                offer.hello(pid: SocketSystem.processID, commandLine: SocketSystem.commandLine))
             try SocketSystem.sendAll(descriptor, hello)
         } catch {
             throw .retry("hello to the shared arbiter failed: \(error)")
@@ -79,7 +81,11 @@ enum ArbiterDialer {
         defer { SocketSystem.setReceiveTimeout(descriptor, seconds: 0) }
         try readFrame(descriptor, &decoder) { frame throws(ConnectionFailure) in
             switch frame {
-            case .welcome: return ()
+            case .welcome(let version, _):
+                guard offer.accepts(welcome: version) else {
+                    throw .failed("the shared arbiter chose protocol version \(version), which was not offered")
+                }
+                return ()
             case .refused(let reason): throw .failed("the shared arbiter refused: \(reason)")
             default: throw .failed("the shared arbiter answered hello with \(frame.type)")
             }

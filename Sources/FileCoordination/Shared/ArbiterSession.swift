@@ -34,6 +34,8 @@ struct ArbiterSession {
         /// Whether to send ``WireFrame/redeclared`` after declaring everything (this process talked to a host
         /// before: the new one may be waiting for it).
         let redeclaring: Bool
+        /// The versions its `hello` offers.
+        var offer = VersionNegotiation.current.offer()
     }
 
     /// Where the connection stands. Legal transitions:
@@ -63,7 +65,8 @@ struct ArbiterSession {
     enum Action: Equatable, Sendable {
         /// Connect to the host (starting it if nobody does) and send hello, off every lock and off Swift's
         /// cooperative pool; then feed ``connected(attempt:now:)`` or ``connectFailed(attempt:reason:retryable:now:)``.
-        case connect(attempt: UInt64)
+        /// The hello makes `offer` (``VersionNegotiation/Offer/hello(pid:commandLine:)``).
+        case connect(attempt: UInt64, offer: VersionNegotiation.Offer = VersionNegotiation.current.offer())
         /// Write the frame on the connection of the attempt (after the frames before it).
         case send(WireFrame, attempt: UInt64)
         /// Close the socket of the attempt.
@@ -100,6 +103,13 @@ struct ArbiterSession {
 
     /// Where the connection stands.
     private(set) var phase: Phase
+    /// The protocol versions this session speaks.
+    let negotiation: VersionNegotiation
+    /// The version agreed with the current host (meaningful while connected): frames it lacks are not sent.
+    private(set) var agreedVersion: UInt16 = 0
+    /// The next attempt of the series sends the hello of a build from before negotiation: the last one's
+    /// host closed the connection on a negotiating hello without answering, as such a host does.
+    private var legacyHelloNext = false
     private var nextAttempt: UInt64 = 1
     private var everConnected = false
     private var presenters: [PresenterID: PresenterRecord] = [:]
@@ -117,9 +127,11 @@ struct ArbiterSession {
     private var snapshotsSent: Set<UInt64> = []
 
     /// A session that has not tried to connect yet; with `permanentFailure`, one that never will (every
-    /// request is answered ``ClientAction/unavailable(_:_:)`` with it).
-    init(permanentFailure: String? = nil) {
+    /// request is answered ``ClientAction/unavailable(_:_:)`` with it). `negotiation` gives the protocol versions
+    /// it offers.
+    init(permanentFailure: String? = nil, negotiation: VersionNegotiation = .current) {
         phase = permanentFailure.map { .failed($0) } ?? .idle(unavailable: nil)
+        self.negotiation = negotiation
     }
 
     /// When the driver must feed ``timePassed(now:)`` next, if ever.
@@ -161,7 +173,8 @@ struct ArbiterSession {
         let frame = record(event, now: now)
         switch phase {
         case .connected(let attempt):
-            return frame.map { [.send($0, attempt: attempt)] } ?? []
+            guard let frame, VersionNegotiation.carries(frame, at: agreedVersion) else { return [] }
+            return [.send(frame, attempt: attempt)]
         case .idle(let unavailable):
             // The first event starts connecting; after a failed series, only a request does (presenters are
             // registered with the next host anyway).
@@ -223,8 +236,16 @@ struct ArbiterSession {
         switch phase {
         case .handshaking(let current, _) where current.number == attempt:
             switch frame {
-            case .welcome:
+            case .welcome(let version, _):
+                guard current.offer.accepts(welcome: version) else {
+                    return [.close(attempt: attempt)]
+                        + becomeUnavailable(
+                            "the shared arbiter chose protocol version \(version), which this process did not offer "
+                                + "(it speaks \(VersionNegotiation.describe(negotiation.supported)))")
+                }
                 phase = .connected(attempt: attempt)
+                agreedVersion = version
+                legacyHelloNext = false
                 everConnected = true
                 return declarations(attempt: attempt, redeclaring: current.redeclaring, now: now)
             case .refused(let reason):
@@ -234,7 +255,7 @@ struct ArbiterSession {
                     + becomeUnavailable("the shared arbiter answered hello with \(frame.type)")
             }
         case .connected(let current) where current == attempt:
-            guard let actions = dispatch(frame) else {
+            guard VersionNegotiation.carries(frame, at: agreedVersion), let actions = dispatch(frame) else {
                 return [.close(attempt: attempt)] + hostLost(now: now)
             }
             return actions
@@ -248,6 +269,8 @@ struct ArbiterSession {
     mutating func connectionLost(attempt: UInt64, reason: String, now: Instant) -> [Action] {
         switch phase {
         case .handshaking(let current, _) where current.number == attempt:
+            // A host from before negotiation closes on a hello with the range; so, by turns, does a dying host.
+            legacyHelloNext = current.offer.lowest != nil
             return [.close(attempt: attempt)] + attemptFailed(current, reason: reason, retryable: true, now: now)
         case .connected(let current) where current == attempt:
             return [.close(attempt: attempt)] + hostLost(now: now)
@@ -265,9 +288,12 @@ struct ArbiterSession {
                     current, reason: "the shared arbiter did not answer hello within 2 seconds", retryable: true,
                     now: now)
         case .waitingToRetry(let current, let retryAt, _) where retryAt <= now:
-            let next = Attempt(number: takeAttemptNumber(), giveUp: current.giveUp, redeclaring: current.redeclaring)
+            let next = Attempt(
+                number: takeAttemptNumber(), giveUp: current.giveUp, redeclaring: current.redeclaring,
+                offer: negotiation.offer(legacy: legacyHelloNext))
+            legacyHelloNext = false
             phase = .connecting(next)
-            return [.connect(attempt: next.number)]
+            return [.connect(attempt: next.number, offer: next.offer)]
         case .idle, .connecting, .handshaking, .waitingToRetry, .connected, .failed:
             return []
         }
@@ -282,9 +308,11 @@ struct ArbiterSession {
 
     private mutating func startSeries(now: Instant) -> [Action] {
         let attempt = Attempt(
-            number: takeAttemptNumber(), giveUp: now.advanced(byNanoseconds: Self.patience), redeclaring: everConnected)
+            number: takeAttemptNumber(), giveUp: now.advanced(byNanoseconds: Self.patience), redeclaring: everConnected,
+            offer: negotiation.offer())
+        legacyHelloNext = false
         phase = .connecting(attempt)
-        return [.connect(attempt: attempt.number)]
+        return [.connect(attempt: attempt.number, offer: attempt.offer)]
     }
 
     private mutating func attemptFailed(_ attempt: Attempt, reason: String, retryable: Bool, now: Instant) -> [Action] {
@@ -347,7 +375,7 @@ struct ArbiterSession {
                     age: now.nanoseconds - min(outstanding.submitted.nanoseconds, now.nanoseconds)))
             if outstanding.cancelled && !outstanding.granted { frames.append(.cancelRequested(request)) }
         }
-        frames += pendingFrames
+        frames += pendingFrames.filter { VersionNegotiation.carries($0, at: agreedVersion) }
         pendingFrames = []
         if redeclaring { frames.append(.redeclared) }
         for tag in snapshotsToSend {

@@ -32,7 +32,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         /// Sockets the session closed while a thread was writing to them: closed when it is done.
         var closeAfterFlush: [Int32] = []
         /// An attempt the connection's thread must make.
-        var pendingConnect: UInt64?
+        var pendingConnect: (attempt: UInt64, offer: VersionNegotiation.Offer)?
         var threadStarted = false
         var snapshots: [UInt64: SnapshotWaiter] = [:]
         var nextTag: UInt64 = 1
@@ -152,8 +152,8 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         var work = Work()
         for action in actions {
             switch action {
-            case .connect(let attempt):
-                state.pendingConnect = attempt
+            case .connect(let attempt, let offer):
+                state.pendingConnect = (attempt, offer)
                 if !state.threadStarted {
                     state.threadStarted = true
                     work.startThread = true
@@ -282,7 +282,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
 
     /// What the connection's thread does next.
     private enum Step {
-        case connect(UInt64)
+        case connect(UInt64, VersionNegotiation.Offer)
         case wait(socket: (attempt: UInt64, descriptor: Int32)?, reads: Bool, wantsRoom: Bool, deadline: Instant?)
     }
 
@@ -293,9 +293,9 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         let wake = wakePipe.withLock { $0 }
         while true {
             let step = state.withLock { state -> Step in
-                if let attempt = state.pendingConnect {
+                if let (attempt, offer) = state.pendingConnect {
                     state.pendingConnect = nil
-                    return .connect(attempt)
+                    return .connect(attempt, offer)
                 }
                 // While a waiting thread reads, this thread leaves the socket to it (it is woken when the
                 // waiting thread is done).
@@ -305,8 +305,8 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                     deadline: state.session.deadline)
             }
             switch step {
-            case .connect(let attempt):
-                connect(attempt)
+            case .connect(let attempt, let offer):
+                connect(attempt, offer: offer)
             case .wait(let socket, let reads, let wantsRoom, let deadline):
                 pollSet.removeAll(keepingCapacity: true)
                 if let wake { pollSet.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)) }
@@ -346,16 +346,14 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         return Int32(min((deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000, 60_000))
     }
 
-    /// Connects (or hosts and connects) and sends hello for `attempt`, then tells the session.
-    private func connect(_ attempt: UInt64) {
+    /// Connects (or hosts and connects) and sends the hello of `offer` for `attempt`, then tells the session.
+    private func connect(_ attempt: UInt64, offer: VersionNegotiation.Offer) {
         let descriptor: Int32
         do throws(ConnectionFailure) {
             descriptor = try ArbiterDialer.connectOrHost(paths)
             do {
                 let hello = try WireEncoder.encode(
-                    .hello(
-                        version: WireProtocol.version, pid: SocketSystem.processID,
-                        commandLine: SocketSystem.commandLine))
+                    offer.hello(pid: SocketSystem.processID, commandLine: SocketSystem.commandLine))
                 try SocketSystem.sendAll(descriptor, hello)
             } catch {
                 SystemCall.close(descriptor)

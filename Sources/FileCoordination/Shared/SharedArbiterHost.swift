@@ -39,6 +39,8 @@ final class SharedArbiterHost: @unchecked Sendable {
         let client: ClientID
         let pid: Int32
         var welcomed = false
+        /// The protocol version agreed in the handshake (0 before it): only its frames are sent.
+        var version: UInt16 = 0
         /// It registered a presenter or asked for access: a successor must wait for it to re-declare.
         var declared = false
         var closing = false
@@ -299,16 +301,20 @@ final class SharedArbiterHost: @unchecked Sendable {
         guard let connection = connections[slot] else { return }
         let client = connection.client
         guard connection.welcomed else {
-            guard case .hello(let version, _, _) = frame else { return disconnect(slot) }
-            guard version == WireProtocol.version else {
-                enqueue(.refused(reason: "the shared arbiter speaks protocol version \(WireProtocol.version), not \(version)"), to: slot)
+            guard case .hello(let version, _, _, let lowestVersion) = frame else { return disconnect(slot) }
+            switch VersionNegotiation.current.answer(version: version, lowestVersion: lowestVersion) {
+            case .agreed(let agreed):
+                connections[slot]?.welcomed = true
+                connections[slot]?.version = agreed
+                enqueue(.welcome(version: agreed, clientID: client), to: slot)
+            case .refused(let reason):
+                enqueue(.refused(reason: reason), to: slot)
                 connections[slot]?.closing = true
-                return
             }
-            connections[slot]?.welcomed = true
-            enqueue(.welcome(version: WireProtocol.version, clientID: client), to: slot)
             return
         }
+        // A frame of a later version than the agreed one breaks the protocol.
+        guard VersionNegotiation.carries(frame, at: connection.version) else { return disconnect(slot) }
         let now = SystemInterface.now()
         let high = slot << Self.localBits
         func global(_ local: UInt64) -> UInt64? { local <= Self.localMask ? high | local : nil }
@@ -449,8 +455,12 @@ final class SharedArbiterHost: @unchecked Sendable {
         }
     }
 
+    /// Queues `frame` for the client in `slot`, unless the client's protocol version lacks it (a version notice
+    /// for a client of version 2: its presenters do not hear of versions).
     private func enqueue(_ frame: WireFrame, to slot: UInt64) {
-        guard connections[slot] != nil else { return }
+        // Scalars only: a copy of the connection would share its output buffer, so appending to it would copy it.
+        guard let welcomed = connections[slot]?.welcomed, let version = connections[slot]?.version else { return }
+        guard !welcomed || VersionNegotiation.carries(frame, at: version) else { return }
         do {
             try WireEncoder.encode(frame, appendingTo: &connections[slot]!.output)
         } catch {

@@ -88,11 +88,14 @@ struct WireDecoder: Sendable {
     {
         switch type {
         case .hello:
-            let version = try readVersion(from: &reader)
+            // Any version decodes: the host negotiates (``VersionNegotiation``), it does not drop the peer.
+            let version = try reader.read(UInt16.self)
             let pid = try reader.read(Int32.self)
-            return .hello(version: version, pid: pid, commandLine: try reader.readString())
+            let commandLine = try reader.readString()
+            let lowestVersion = reader.remainingCount >= 2 ? try reader.read(UInt16.self) : nil
+            return .hello(version: version, pid: pid, commandLine: commandLine, lowestVersion: lowestVersion)
         case .welcome:
-            let version = try readVersion(from: &reader)
+            let version = try reader.read(UInt16.self)
             return .welcome(version: version, clientID: ClientID(try reader.read(UInt64.self)))
         case .refused:
             return .refused(reason: try reader.readString())
@@ -165,12 +168,5 @@ struct WireDecoder: Sendable {
             let tag = try reader.read(UInt64.self)
             return .snapshotResponse(tag: tag, try reader.readSnapshot())
         }
-    }
-
-    /// Reads the version of a `hello` or `welcome`, which must be ``WireProtocol/version``.
-    private static func readVersion(from reader: inout WireReader) throws(WireError) -> UInt16 {
-        let version = try reader.read(UInt16.self)
-        guard version == WireProtocol.version else { throw .unsupportedVersion(version) }
-        return version
     }
 }

@@ -48,10 +48,11 @@ enum WireEncoder {
     /// Writes the payload of `frame` (everything after the type byte).
     private static func writePayload<Sink: WireSink>(of frame: WireFrame, to writer: inout Sink) throws(Sink.Failure) {
         switch frame {
-        case .hello(let version, let pid, let commandLine):
+        case .hello(let version, let pid, let commandLine, let lowestVersion):
             writer.write(version)
             writer.write(pid)
             try writer.writeString(commandLine)
+            if let lowestVersion { writer.write(lowestVersion) }
         case .welcome(let version, let clientID):
             writer.write(version)
             writer.write(clientID.rawValue)

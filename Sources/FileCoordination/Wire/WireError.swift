@@ -16,8 +16,6 @@ enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case badEnumTag(WireFrameType, field: String, tag: UInt8)
     /// The payload is complete `count` bytes before the frame ends.
     case trailingBytes(WireFrameType, count: Int)
-    /// A `hello` or `welcome` speaks another protocol version than ``WireProtocol/version``.
-    case unsupportedVersion(UInt16)
     /// A path has an empty component, a component containing `/` or more than 65,535 components, or an intent's
     /// package root depths are not ascending within its path.
     case invalidPath(WireFrameType)
@@ -44,9 +42,6 @@ enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case .trailingBytes(let type, let count):
             return "wire frame \(type) has \(count) bytes after its payload; the peer speaks another protocol "
                 + "version or sent a malformed frame: drop the connection"
-        case .unsupportedVersion(let version):
-            return "peer speaks coordination protocol version \(version), this process speaks "
-                + "\(WireProtocol.version); use the same Quire version in every process of this user"
         case .invalidPath(let type):
             return "wire frame \(type) has a path with an empty component, a component containing '/' or more than "
                 + "65535 components, or package depths outside the path: drop the connection"

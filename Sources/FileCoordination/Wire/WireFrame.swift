@@ -7,15 +7,17 @@ import CoordinationArbiter
 /// the host sends the ``ClientAction`` frames and ``snapshotResponse(tag:_:)``. The payload layout of each case is
 /// given in its documentation; ``WireProtocol`` describes the primitive encodings and ``WireFrameType`` the codes.
 enum WireFrame: Hashable, Sendable {
-    /// The client's first frame: `u16 version, i32 pid, string commandLine`.
+    /// The client's first frame: `u16 version, i32 pid, string commandLine[, u16 lowestVersion]`.
     ///
-    /// `commandLine` is for operators (`quire presenters`), not for authentication: the host takes the peer's
-    /// user from the socket (`SO_PEERCRED`).
-    case hello(version: UInt16, pid: Int32, commandLine: String)
-    /// The host accepts the client: `u16 version, u64 clientID`.
+    /// `version` is the newest protocol version the client speaks; the optional trailing `lowestVersion` (absent
+    /// in the hello of a build before negotiation, which speaks `version` only) the oldest (see
+    /// ``VersionNegotiation``). `commandLine` is for operators (`quire presenters`), not for authentication: the
+    /// host takes the peer's user from the socket (`SO_PEERCRED`).
+    case hello(version: UInt16, pid: Int32, commandLine: String, lowestVersion: UInt16? = nil)
+    /// The host accepts the client: `u16 version, u64 clientID`; `version` is the one the connection speaks.
     case welcome(version: UInt16, clientID: ClientID)
-    /// The host refuses (a `hello` of another version, a host shutting down, a snapshot it cannot send):
-    /// `string reason`.
+    /// The host refuses (a `hello` of versions it does not speak, a host shutting down, a snapshot it cannot
+    /// send): `string reason`.
     case refused(reason: String)
 
     /// ``ClientEvent/presenterRegistered(_:purpose:path:observesUncoordinatedChanges:)``:

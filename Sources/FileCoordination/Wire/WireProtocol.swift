@@ -5,15 +5,23 @@
 /// strings, optionals a `u8` 0/1 and the value, arrays a `u32` count and the elements. ``WireFrameType`` lists the
 /// frames and ``WireFrame`` their payloads.
 enum WireProtocol {
-    /// The protocol version this code speaks, sent in ``WireFrame/hello(version:pid:commandLine:)`` and
-    /// ``WireFrame/welcome(version:clientID:)``.
+    /// The newest protocol version this code speaks, offered in
+    /// ``WireFrame/hello(version:pid:commandLine:lowestVersion:)``.
     ///
-    /// The layouts of `hello`, `welcome` and `refused` never change across versions, so that peers of
-    /// different versions can always refuse each other politely.
+    /// The layouts of `welcome` and `refused` never change across versions, and `hello` only gains trailing
+    /// fields, so that peers of different versions can always negotiate or refuse each other politely (see
+    /// ``VersionNegotiation``).
     ///
     /// Version 2: `grant` carries `reportsPresence` and `accessEnded` the items' presence.
     /// Version 3: `versionsChanged` frames, and the two version notices among the delivered messages.
     static let version: UInt16 = 3
+
+    /// The oldest protocol version this code speaks: a connection agreed at it leaves out what later versions
+    /// added (``VersionNegotiation/carries(_:at:)``).
+    static let oldestVersion: UInt16 = 2
+
+    /// The version that added the `versionsChanged` frame and the version notices among delivered messages.
+    static let versionNoticesVersion: UInt16 = 3
 
     /// The largest encoded version a version notice carries, 64 KiB (a version's description is a few hundred
     /// bytes); a larger one is an error.

@@ -30,8 +30,8 @@ final class ProbeProcess: @unchecked Sendable {
     /// What the probe was asked to do, for messages.
     let label: String
 
-    /// Starts `CoordinationProbe arguments…` with the arbiter directory of `arbiter`.
-    init(_ arguments: [String], arbiter: ArbiterDirectory) throws {
+    /// Starts `CoordinationProbe arguments…` with the arbiter directory of `arbiter` and the `extra` variables.
+    init(_ arguments: [String], arbiter: ArbiterDirectory, environment extra: [String: String] = [:]) throws {
         label = arguments.joined(separator: " ")
         process.executableURL = Self.executable
         process.arguments = arguments
@@ -41,6 +41,7 @@ final class ProbeProcess: @unchecked Sendable {
         environment["QUIRE_COORDINATION_QUIET"] = "1"
         // Directories named *.qpkg are file packages for every probe.
         environment["QUIRE_PACKAGE_EXTENSIONS"] = "qpkg"
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         process.standardInput = input
         process.standardOutput = output

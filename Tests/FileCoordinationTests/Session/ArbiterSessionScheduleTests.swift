@@ -228,7 +228,8 @@ struct SessionSchedule {
         let expectedWaiting = waiting
         let redeclaring = everWelcomed
         hostKnows = []
-        let actions = session.frameReceived(.welcome(version: 1, clientID: ClientID(1)), attempt: attempt, now: now)
+        let actions = session.frameReceived(
+            .welcome(version: WireProtocol.version, clientID: ClientID(1)), attempt: attempt, now: now)
         open?.welcomed = true
         everWelcomed = true
         // The declarations: exactly the presenters and accesses of the model, then `redeclared` after a hand-over.
@@ -273,7 +274,7 @@ struct SessionSchedule {
         trace.append("\(label) -> \(actions)")
         for action in actions {
             switch action {
-            case .connect(let attempt):
+            case .connect(let attempt, _):
                 if connecting != nil { fail("connect \(attempt) while attempt \(connecting!) is under way") }
                 if let socket = open { fail("connect \(attempt) while the socket of \(socket.attempt) is open") }
                 connecting = attempt

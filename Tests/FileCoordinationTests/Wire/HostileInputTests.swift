@@ -217,20 +217,36 @@ import Testing
         #expect(try WireTesting.decodeAll(WireEncoder.encode(frame)).get() == [frame])
     }
 
-    /// A `hello` or `welcome` of another version is refused before the rest of it is read.
-    @Test func unsupportedVersions() {
-        #expect(WireProtocol.version == 3)
-        let hello = WireTesting.frame(type: 0x01, payload: WireTesting.le(UInt16(1)) + [1, 2, 3])
-        #expect(WireTesting.error(decoding: hello) == .unsupportedVersion(1))
+    /// A `hello` or `welcome` of any version decodes: the host and the session negotiate, the decoder does not
+    /// drop the peer. A `hello` has at most one trailing field (the lowest version); more is still an error.
+    @Test func anyVersionDecodes() {
+        let base = WireTesting.le(UInt16(1)) + WireTesting.le(Int32(7)) + WireTesting.string([0x71])
+        let base3 = WireTesting.le(UInt16(3)) + WireTesting.le(Int32(7)) + WireTesting.string([0x71])
+        #expect(
+            WireTesting.decodeAll(WireTesting.frame(type: 0x01, payload: base))
+                == .success([.hello(version: 1, pid: 7, commandLine: "q")]))
+        #expect(
+            WireTesting.decodeAll(WireTesting.frame(type: 0x01, payload: base + WireTesting.le(UInt16(9))))
+                == .success([.hello(version: 1, pid: 7, commandLine: "q", lowestVersion: 9)]))
+        #expect(
+            WireTesting.error(decoding: WireTesting.frame(type: 0x01, payload: base + [1, 0, 0]))
+                == .trailingBytes(.hello, count: 1))
+        // The encoder writes the trailing field only when there is one: the legacy layout is the old one.
+        let offering = WireFrame.hello(version: 3, pid: 7, commandLine: "q", lowestVersion: 2)
+        #expect(
+            WireTesting.encode(offering) == WireTesting.frame(type: 0x01, payload: base3 + WireTesting.le(UInt16(2))))
+        #expect(
+            WireTesting.encode(.hello(version: 3, pid: 7, commandLine: "q"))
+                == WireTesting.frame(type: 0x01, payload: base3))
+        #expect(WireTesting.decodeAll(WireTesting.encode(offering)) == .success([offering]))
         let welcome = WireTesting.frame(type: 0x02, payload: WireTesting.le(UInt16(0)) + WireTesting.le(UInt64(1)))
-        #expect(WireTesting.error(decoding: welcome) == .unsupportedVersion(0))
+        #expect(WireTesting.decodeAll(welcome) == .success([.welcome(version: 0, clientID: ClientID(1))]))
     }
 
     /// Errors explain themselves.
     @Test func errorDescriptions() {
         #expect("\(WireError.badEnumTag(.deliver, field: "PresenterMessage", tag: 11))".contains("deliver(0x22)"))
         #expect("\(WireError.unknownFrameType(0xFF))".contains("0xff"))
-        #expect("\(WireError.unsupportedVersion(2))".contains("version 2"))
     }
 
     /// The hostile corpus runs in a child process whose address space is capped a little above its size: any
