@@ -212,6 +212,9 @@ final class PDFWorkerPool: Sendable {
         slots.compactMap { slot in slot.isBusy.withLock { $0 } ? slot.processID.withLock { $0 } : nil }
     }
 
+    /// How many slots hold a request now.
+    fileprivate var busySlotCount: Int { slots.reduce(0) { $0 + ($1.isBusy.withLock { $0 } ? 1 : 0) } }
+
     /// The process ids of the workers running now (for operators' tools and tests).
     var workerProcessIDs: [pid_t] { slots.compactMap { $0.processID.withLock { $0 } } }
 
@@ -340,8 +343,11 @@ final class PDFWorkerPool: Sendable {
                 guard let process else { throw .unavailable("no worker process") }
                 isBusy.withLock { $0 = true }
                 defer { isBusy.withLock { $0 = false } }
+                // Waiting for the reply without sleeping pays only while no other request runs: with two, the
+                // processors are the workers'.
+                let alone = pool.busySlotCount <= 1
                 let (reply, output) = try process.exchange(
-                    request, pdf: input, edits: log, deadline: settings.deadline)
+                    request, pdf: input, edits: log, deadline: settings.deadline, spin: alone)
                 defer { if output >= 0 { close(output) } }
                 guard reply.status == .succeeded else { return .failure(PDFWorkError.refused(reply)) }
                 if reply.resultLength == 0 { return .success(Data()) }
