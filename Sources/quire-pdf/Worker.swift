@@ -60,7 +60,7 @@ struct PDFWorkerLoop {
     func serve() -> Never {
         var packet = [UInt8](repeating: 0, count: PDFWorkerMessage.maximumPacketSize)
         while true {
-            awaitRequest()
+            SystemCall.pollWithoutSleeping(socket, for: Self.requestSpin)
             var attached: [Int32] = [-1, -1]
             var count: Int32 = 0
             let received = packet.withUnsafeMutableBytes { buffer in
@@ -95,21 +95,10 @@ struct PDFWorkerLoop {
         }
     }
 
-    /// How long an idle worker polls for its next request before it sleeps in `recvmsg`.
+    /// How long an idle worker polls for its next request before it sleeps in `recvmsg`: the next request of a
+    /// busy document usually comes within a millisecond, and a worker whose processor halted costs 40-50 µs to
+    /// wake on this kind of virtual machine.
     static let requestSpin: Duration = .microseconds(1500)
-
-    /// Polls the socket without sleeping, yielding the processor between polls, for at most ``requestSpin``
-    /// (or until a request is there): a worker whose processor halted costs 40-50 µs to wake on this kind of
-    /// virtual machine, and the next request of a busy document usually comes within a millisecond.
-    private func awaitRequest() {
-        let end = ContinuousClock.now + Self.requestSpin
-        var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        while ContinuousClock.now < end {
-            entry.revents = 0
-            if poll(&entry, 1, 0) != 0 { return }
-            sched_yield()
-        }
-    }
 
     private func send(_ reply: PDFWorkerReply, attaching descriptor: Int32 = -1) {
         let bytes = reply.encoded()
