@@ -111,6 +111,7 @@ let package = Package(
             dependencies: [
                 "StoreCore",
                 "DocumentModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

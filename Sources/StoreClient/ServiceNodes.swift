@@ -16,6 +16,9 @@ public struct ServiceNodes: Sendable, Hashable, Codable {
         public var live: Bool
         /// How many documents it holds open.
         public var openDocuments: Int
+        /// How many documents it owns (keeps open with their unsaved edits and conflicts, and answers for when
+        /// other nodes forward requests); 0 for a node alone. Nil from a server older than owners.
+        public var ownedDocuments: Int?
     }
 
     /// The id of the node that answered.

@@ -68,13 +68,17 @@ struct StatusReport: Encodable {
         documentsText + (nodes.map(Self.nodesText) ?? "")
     }
 
-    /// The cluster's nodes: a blank line, then a table (ID, ADDRESS, VERSION, STARTED, LAST HEARTBEAT, OPEN, LIVE).
+    /// The cluster's nodes: a blank line, then a table (ID, ADDRESS, VERSION, STARTED, LAST HEARTBEAT, OPEN,
+    /// OWNED, LIVE).
     static func nodesText(_ nodes: [ServiceNodes.Node]) -> String {
-        let header = ["NODE", "ADDRESS", "VERSION", "STARTED", "LAST HEARTBEAT", "OPEN", "LIVE"]
+        let header = ["NODE", "ADDRESS", "VERSION", "STARTED", "LAST HEARTBEAT", "OPEN", "OWNED", "LIVE"]
         let rows = nodes.map {
-            [$0.id, $0.address, $0.version, $0.startedAt, $0.lastHeartbeat, String($0.openDocuments), $0.live ? "yes" : "no"]
+            [
+                $0.id, $0.address, $0.version, $0.startedAt, $0.lastHeartbeat, String($0.openDocuments),
+                $0.ownedDocuments.map(String.init) ?? "-", $0.live ? "yes" : "no",
+            ]
         }
-        return "\n" + table(header: header, rows: rows, rightAligned: [5])
+        return "\n" + table(header: header, rows: rows, rightAligned: [5, 6])
     }
 
     /// Rows under a header, columns as wide as their widest cell, the last one unpadded.

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -88,13 +89,20 @@ public func buildClusterApplication(
         catalog: catalog, configuration: configuration, metrics: metrics, logger: logger,
         keepAliveInterval: keepAliveInterval, eventBufferBound: eventBufferBound,
         cluster: ClusterLink(client: client, lockClient: lockClient, registry: catalog), version: version)
+    // Requests for the documents other nodes own go to them (their addresses are on loopback or the cluster's
+    // network: a connection is refused or made within 2 s).
+    var forwarding = HTTPClient.Configuration()
+    forwarding.timeout.connect = .seconds(2)
+    forwarding.redirectConfiguration = .disallow
+    let forwardingClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: forwarding)
     return storeApplication(
         library: library, catalog: catalog, configuration: configuration, controllers: controllers,
         metrics: metrics, logger: logger,
         services: [
             PostgresClientService(client: client), PostgresClientService(client: lockClient),
-            LibraryService(library: library),
+            LibraryService(library: library), HTTPClientService(client: forwardingClient),
         ],
+        forwarder: OwnerForwarder(library: library, client: forwardingClient),
         onServerRunning: onServerRunning)
 }
 
@@ -104,11 +112,12 @@ public func buildClusterApplication(
 private func storeApplication(
     library: DocumentLibrary, catalog: any CatalogDatabase, configuration: StoreConfiguration,
     controllers: [any RouteController], metrics: StoreMetrics, logger: Logger, services: [any Service],
-    onServerRunning: @escaping @Sendable (any Channel) async -> Void
+    forwarder: OwnerForwarder? = nil, onServerRunning: @escaping @Sendable (any Channel) async -> Void
 ) -> some ApplicationProtocol {
     let router = buildRouter(
         configuration: configuration, catalog: catalog, metrics: metrics,
-        controllers: documentControllers(library: library, configuration: configuration) + controllers)
+        controllers: documentControllers(library: library, configuration: configuration, forwarder: forwarder)
+            + controllers)
     let server = HTTPServerBuilder.store(
         library: library, metrics: metrics, logger: logger, logLevel: .info, serverName: "quire")
     return Application(
@@ -137,10 +146,13 @@ struct PostgresClientService: Service {
     }
 }
 
-/// The controllers of the document routes (`/documents…`, `/events`, `/nodes`) over `library`.
-public func documentControllers(library: DocumentLibrary, configuration: StoreConfiguration) -> [any RouteController] {
+/// The controllers of the document routes (`/documents…`, `/events`, `/nodes`) over `library`; a cluster node's
+/// `forwarder` sends the requests for documents other nodes own to them.
+public func documentControllers(
+    library: DocumentLibrary, configuration: StoreConfiguration, forwarder: OwnerForwarder? = nil
+) -> [any RouteController] {
     [
-        DocumentsController(library: library, maxUploadBytes: configuration.maxUploadBytes),
+        DocumentsController(library: library, maxUploadBytes: configuration.maxUploadBytes, forwarder: forwarder),
         EventsController(library: library),
         NodesController(library: library, isCluster: configuration.database != nil),
     ]

@@ -9,11 +9,14 @@ import StoreCore
 public struct DocumentsController: RouteController {
     private let library: DocumentLibrary
     private let maxUploadBytes: Int
+    private let forwarder: OwnerForwarder?
 
-    /// Makes the controller.
-    public init(library: DocumentLibrary, maxUploadBytes: Int) {
+    /// Makes the controller; a cluster node passes the `forwarder` that sends requests for the documents other
+    /// nodes own to them (see ``OwnerForwarder`` for which).
+    public init(library: DocumentLibrary, maxUploadBytes: Int, forwarder: OwnerForwarder? = nil) {
         self.library = library
         self.maxUploadBytes = maxUploadBytes
+        self.forwarder = forwarder
     }
 
     /// `/documents`.
@@ -27,6 +30,12 @@ public struct DocumentsController: RouteController {
         routes.post { request, context in try await create(request, context) }
         routes.get(":id") { request, context in
             let id = try Self.documentID(context)
+            // A dirty document's edits, and a conflict, are its owner's to show.
+            if let forwarder, try await library.infoNeedsOwner(id),
+                let answer = try await forwarder.answer(request, for: id)
+            {
+                return answer
+            }
             let (json, tag) = try await library.infoJSON(id, password: Self.password(request))
             if case .notModified = try RequestPreconditions(headers: request.headers).evaluate(
                 current: tag, method: request.method)
@@ -40,6 +49,7 @@ public struct DocumentsController: RouteController {
         }
         routes.delete(":id") { request, context in
             let id = try Self.documentID(context)
+            if let answer = try await forwarder?.answer(request, for: id) { return answer }
             try await library.delete(id, precondition: RequestPreconditions(headers: request.headers).write)
             return Response(status: .noContent)
         }
@@ -92,7 +102,9 @@ public struct DocumentsController: RouteController {
             let id = try Self.documentID(context)
             try Self.requireMediaType(request, ["application/merge-patch+json", "application/json"])
             let preconditions = try RequestPreconditions(headers: request.headers)
-            let patch = try MetadataPatchParser.parse(try await Self.body(request, limit: context.maxUploadSize))
+            let body = try await Self.bodyBuffer(request, limit: context.maxUploadSize)
+            if let answer = try await forwarder?.answer(request, for: id, body: body) { return answer }
+            let patch = try MetadataPatchParser.parse(Data(buffer: body))
             let (info, tag) = try await library.updateMetadata(
                 id, patch, precondition: preconditions.write, password: Self.password(request))
             return try Self.respond(json: info, tag: tag, request: request)
@@ -101,29 +113,32 @@ public struct DocumentsController: RouteController {
             let id = try Self.documentID(context)
             try Self.requireMediaType(request, ["application/json"])
             let preconditions = try RequestPreconditions(headers: request.headers)
-            let annotation = try Self.decode(
-                DocumentRepresentations.AnnotationRequest.self,
-                try await Self.body(request, limit: context.maxUploadSize))
+            let body = try await Self.bodyBuffer(request, limit: context.maxUploadSize)
+            if let answer = try await forwarder?.answer(request, for: id, body: body) { return answer }
+            let annotation = try Self.decode(DocumentRepresentations.AnnotationRequest.self, Data(buffer: body))
             let (info, tag) = try await library.addAnnotation(
                 id, annotation, precondition: preconditions.write, password: Self.password(request))
             return try Self.respond(json: info, tag: tag, request: request)
         }
         routes.post(":id/save") { request, context in
             let id = try Self.documentID(context)
+            if let answer = try await forwarder?.answer(request, for: id) { return answer }
             let (info, tag) = try await library.save(
                 id, precondition: RequestPreconditions(headers: request.headers).write, password: Self.password(request))
             return try Self.respond(json: info, tag: tag, request: request)
         }
         routes.get(":id/conflict") { request, context in
-            let report = try await library.conflictReport(
-                try Self.documentID(context), password: Self.password(request))
+            let id = try Self.documentID(context)
+            if let answer = try await forwarder?.answer(request, for: id) { return answer }
+            let report = try await library.conflictReport(id, password: Self.password(request))
             return try Self.respond(json: report, tag: nil, request: request)
         }
         routes.post(":id/conflict/resolve") { request, context in
             let id = try Self.documentID(context)
             try Self.requireMediaType(request, ["application/json"])
-            let body = try Self.decode(
-                DocumentRepresentations.ResolveRequest.self, try await Self.body(request, limit: context.maxUploadSize))
+            let bytes = try await Self.bodyBuffer(request, limit: context.maxUploadSize)
+            if let answer = try await forwarder?.answer(request, for: id, body: bytes) { return answer }
+            let body = try Self.decode(DocumentRepresentations.ResolveRequest.self, Data(buffer: bytes))
             guard let resolution = FileConflictResolution(rawValue: body.resolution) else {
                 throw ProblemDetails.invalidParameter(
                     "resolution", "resolution must be \"reload\", \"save\" or \"close\"")
@@ -144,6 +159,7 @@ public struct DocumentsController: RouteController {
             guard !version.isEmpty, version.utf8.count <= 64 else {
                 throw ProblemDetails.versionNotFound(id, version)
             }
+            if let answer = try await forwarder?.answer(request, for: id) { return answer }
             let (info, tag) = try await library.restoreVersion(
                 id, version: version, precondition: RequestPreconditions(headers: request.headers).write,
                 password: Self.password(request))
@@ -271,10 +287,15 @@ public struct DocumentsController: RouteController {
 
     /// The whole body, at most `limit` bytes (413 above).
     static func body(_ request: Request, limit: Int) async throws -> Data {
+        Data(buffer: try await bodyBuffer(request, limit: limit))
+    }
+
+    /// The request's body, at most `limit` bytes.
+    /// - Throws: 413 problem details above the limit.
+    static func bodyBuffer(_ request: Request, limit: Int) async throws -> ByteBuffer {
         var request = request
         do {
-            let buffer = try await request.collectBody(upTo: limit)
-            return Data(buffer: buffer)
+            return try await request.collectBody(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw ProblemDetails.contentTooLarge(limit: limit)
         }

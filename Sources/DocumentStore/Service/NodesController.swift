@@ -5,7 +5,8 @@ import NIOCore
 import StoreCore
 
 /// `GET /nodes`: the nodes that serve the store (this one alone, or a cluster's), each with its address, version,
-/// start, last heartbeat, whether it is alive (a heartbeat within 5 s) and how many documents it holds open.
+/// start, last heartbeat, whether it is alive (a heartbeat within 5 s), how many documents it holds open and how
+/// many it owns (in a cluster; one node owns none, as there is no one to share them with).
 /// 503 problem details when the registry (a cluster's database) cannot be read.
 public struct NodesController: RouteController {
     private let library: DocumentLibrary
@@ -30,6 +31,7 @@ public struct NodesController: RouteController {
             var lastHeartbeat: String
             var live: Bool
             var openDocuments: Int
+            var ownedDocuments: Int
         }
 
         /// This node's id.
@@ -59,7 +61,7 @@ public struct NodesController: RouteController {
                         id: entry.node.id, address: entry.node.address, version: entry.node.version,
                         startedAt: timestamp(entry.node.startedAt),
                         lastHeartbeat: timestamp(entry.node.lastHeartbeat), live: entry.isLive,
-                        openDocuments: entry.node.openDocuments)
+                        openDocuments: entry.node.openDocuments, ownedDocuments: entry.node.ownedDocuments)
                 })
             return Response(
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],

@@ -3,7 +3,8 @@ import Logging
 import PostgresNIO
 
 /// The store's catalog and event log in PostgreSQL, shared by the nodes of a cluster (tables `quire_documents`,
-/// `quire_events`, `quire_event_counter` and `quire_schema`, so that the store can share a database politely).
+/// `quire_events`, `quire_event_counter`, `quire_nodes`, `quire_owners` and `quire_schema`, so that the store can
+/// share a database politely).
 ///
 /// Event ids come from a one-row counter that every append increments inside its transaction: the row lock makes
 /// appends commit one after the other, in id order, and a rolled-back append gives its id back. So ids are
@@ -16,10 +17,14 @@ import PostgresNIO
 /// service group) for as long as the catalog is used.
 public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
     /// The schema version this build writes; a database at a newer one is refused when the catalog opens.
-    public static let schemaVersion: Int32 = 2
+    public static let schemaVersion: Int32 = 3
 
-    /// The channel each append notifies with its event id.
+    /// The channel each append notifies with its event id, and each update without an event with
+    /// ``documentNotificationPrefix`` and the document's id.
     public static let notificationChannel = "quire_events"
+
+    /// What a notification of a document changed without an event starts with (then the document's id).
+    public static let documentNotificationPrefix = "document "
 
     private let client: PostgresClient
     private let logger: Logger
@@ -111,6 +116,15 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
             )
             """
         ],
+        [
+            """
+            CREATE TABLE quire_owners (
+                document_id text PRIMARY KEY REFERENCES quire_documents (id) ON DELETE CASCADE,
+                node_id text NOT NULL
+            )
+            """,
+            "CREATE INDEX quire_owners_node ON quire_owners (node_id)",
+        ],
     ]
 
     private func migrate() async throws {
@@ -185,6 +199,13 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
                 WHERE id = \(columns.id) RETURNING id
                 """, logger: logger)
             guard try await rows.collect().count == 1 else { throw CatalogError.documentNotFound(document.id) }
+            if event == nil {
+                // No event tells the other nodes of this change (an edit made the document dirty, say): a
+                // notification does, so that they drop what they cached of it.
+                try await connection.query(
+                    "SELECT pg_notify(\(Self.notificationChannel), \(Self.documentNotificationPrefix + document.id.rawValue))",
+                    logger: logger)
+            }
             return try await Self.append(event, connection, logger)
         }
     }
@@ -324,19 +345,21 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
         let window = liveness.components.seconds * 1000 + liveness.components.attoseconds / 1_000_000_000_000_000
         let query: PostgresQuery = """
             SELECT id, address, version, started_at, heartbeat_at, open_documents,
-                heartbeat_at > \(unescaped: Self.now) - \(Int64(window))
+                heartbeat_at > \(unescaped: Self.now) - \(Int64(window)),
+                (SELECT count(*) FROM quire_owners o WHERE o.node_id = quire_nodes.id)
             FROM quire_nodes ORDER BY started_at, id
             """
         return try await naming("list the nodes") {
             var nodes: [(node: NodeRecord, isLive: Bool)] = []
             for try await row in try await client.query(query, logger: logger)
-                .decode((String, String, String, Int64, Int64, Int64, Bool).self)
+                .decode((String, String, String, Int64, Int64, Int64, Bool, Int64).self)
             {
                 nodes.append(
                     (
                         NodeRecord(
                             id: row.0, address: row.1, version: row.2, startedAt: Date(catalogMilliseconds: row.3),
-                            lastHeartbeat: Date(catalogMilliseconds: row.4), openDocuments: Int(row.5)),
+                            lastHeartbeat: Date(catalogMilliseconds: row.4), openDocuments: Int(row.5),
+                            ownedDocuments: Int(row.7)),
                         row.6
                     ))
             }
@@ -344,7 +367,8 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
         }
     }
 
-    /// Removes a node.
+    /// Removes a node. Its documents keep it as their owner, a node no longer alive: the others take them over at
+    /// their next sweep (``takeOver(for:liveness:limit:)``), a second at most.
     /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
     public func leave(_ id: String) async throws {
         let client = client
@@ -352,6 +376,91 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
         try await naming("remove node \(id)") {
             _ = try await client.query("DELETE FROM quire_nodes WHERE id = \(id)", logger: logger)
         }
+    }
+
+    /// The document's owner, claimed for `node` when it has none or a dead one, in one transaction (the owner's
+    /// row is locked while it is read and changed, so two nodes claiming at once get one answer).
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func owner(of id: DocumentID, claimingFor node: String, liveness: Duration) async throws
+        -> DocumentOwner
+    {
+        let window = Self.milliseconds(liveness)
+        return try await transaction("find the owner of document \(id)") { connection, logger in
+            let claimed = try await connection.query(
+                """
+                INSERT INTO quire_owners (document_id, node_id)
+                SELECT id, \(node) FROM quire_documents WHERE id = \(id.rawValue)
+                ON CONFLICT (document_id) DO NOTHING RETURNING node_id
+                """, logger: logger
+            ).collect()
+            if !claimed.isEmpty { return .this(takenOverFrom: nil) }
+            var current: (node: String, address: String, live: Bool)?
+            for try await row in try await connection.query(
+                """
+                SELECT o.node_id, coalesce(n.address, ''),
+                    coalesce(n.heartbeat_at > \(unescaped: Self.now) - \(window), false)
+                FROM quire_owners o LEFT JOIN quire_nodes n ON n.id = o.node_id
+                WHERE o.document_id = \(id.rawValue) FOR UPDATE OF o
+                """, logger: logger
+            ).decode((String, String, Bool).self) {
+                current = (row.0, row.1, row.2)
+            }
+            guard let current else { return .this(takenOverFrom: nil) }  // no such document
+            if current.node == node { return .this(takenOverFrom: nil) }
+            if current.live { return .other(node: current.node, address: current.address) }
+            try await connection.query(
+                "UPDATE quire_owners SET node_id = \(node) WHERE document_id = \(id.rawValue)", logger: logger)
+            return .this(takenOverFrom: current.node)
+        }
+    }
+
+    /// Claims for `node` at most `limit` documents whose owner is dead (rows another node is claiming at the
+    /// same moment are skipped, not waited for), then as many documents as are left of `limit` that have no
+    /// owner at all (made before owners were kept).
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func takeOver(for node: String, liveness: Duration, limit: Int) async throws -> [DocumentTakeover] {
+        let window = Self.milliseconds(liveness)
+        let limit = Int64(max(0, limit))
+        return try await transaction("take over the documents of dead nodes") { connection, logger in
+            var taken: [DocumentTakeover] = []
+            for try await row in try await connection.query(
+                """
+                UPDATE quire_owners o SET node_id = \(node)
+                FROM (
+                    SELECT document_id, node_id AS previous FROM quire_owners c
+                    WHERE c.node_id <> \(node) AND NOT EXISTS (
+                        SELECT 1 FROM quire_nodes n
+                        WHERE n.id = c.node_id AND n.heartbeat_at > \(unescaped: Self.now) - \(window))
+                    ORDER BY document_id LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                ) dead
+                WHERE o.document_id = dead.document_id
+                RETURNING o.document_id, dead.previous
+                """, logger: logger
+            ).decode((String, String).self) {
+                guard let id = DocumentID(rawValue: row.0) else { continue }
+                taken.append(DocumentTakeover(document: id, from: row.1))
+            }
+            let left = limit - Int64(taken.count)
+            guard left > 0 else { return taken }
+            for try await row in try await connection.query(
+                """
+                INSERT INTO quire_owners (document_id, node_id)
+                SELECT d.id, \(node) FROM quire_documents d
+                WHERE NOT EXISTS (SELECT 1 FROM quire_owners o WHERE o.document_id = d.id)
+                ORDER BY d.id LIMIT \(left)
+                ON CONFLICT (document_id) DO NOTHING RETURNING document_id
+                """, logger: logger
+            ).decode(String.self) {
+                guard let id = DocumentID(rawValue: row) else { continue }
+                taken.append(DocumentTakeover(document: id, from: nil))
+            }
+            return taken
+        }
+    }
+
+    /// A duration in whole milliseconds, for comparisons with the database's clock.
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     // MARK: Helpers

@@ -40,7 +40,7 @@ extension DocumentLibrary {
             await self.record(.deleted, updated, extra: ["file": missing])
             return
         }
-        let updated = Self.updated(record, from: open, files: files)
+        let updated = Self.updated(record, from: open, files: files, keepingOwnersState: isClusterNode)
         if updated.state == .damaged, record.state != .damaged, let damage = open.damage {
             await self.record(.damaged, updated, extra: ["file": damage.file, "reason": damage.reason])
         } else if updated.etag != record.etag || (record.state == .damaged && updated.state != .damaged) {
@@ -71,7 +71,7 @@ extension DocumentLibrary {
         open.invalidateInfo()
         guard let record = try? await catalog.document(open.id) else { return }
         let files = (try? await blocking { open.measureFiles() }) ?? open.files
-        var updated = Self.updated(record, from: open, files: files)
+        var updated = Self.updated(record, from: open, files: files, keepingOwnersState: isClusterNode)
         let path = change.fileURL.path
         if change.isDeletion {
             guard record.state != .deleted else { return }  // told twice of one deletion

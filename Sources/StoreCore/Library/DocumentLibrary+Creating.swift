@@ -104,6 +104,7 @@ extension DocumentLibrary {
             }
             metrics.recordEvent(.created)
             fanOut.committed(event)
+            await claimNewDocument(id)
             return try await info(of: open)
         }
     }

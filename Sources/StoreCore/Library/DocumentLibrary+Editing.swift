@@ -37,6 +37,9 @@ extension DocumentLibrary {
                 throw StoreError.inConflict(id, reason: "resolve its conflict before replacing its content")
             }
             let document = open.document
+            // Through a node that does not hold the edits (a cluster's other node), this is a write by another
+            // party: the owner's edits now conflict with it, and the owner says so.
+            let heldEdits = document.hasUnsavedChanges || document.conflict != nil
             try await vet(contentsOf: file, password: password, what: "the new content")
             try await blocking {
                 try provider.replaceContents(with: try provider.createDataSink(adoptingFileAt: file))
@@ -44,7 +47,9 @@ extension DocumentLibrary {
             }
             let files = try await blocking { open.measureFiles() }
             await self.record(
-                .changed, Self.updated(record, from: open, files: files), extra: ["file": provider.fileURL.path])
+                .changed,
+                Self.updated(record, from: open, files: files, keepingOwnersState: isClusterNode && !heldEdits),
+                extra: ["file": provider.fileURL.path])
             return try await info(of: open)
         }
     }

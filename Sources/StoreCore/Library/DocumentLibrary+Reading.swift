@@ -51,7 +51,10 @@ extension DocumentLibrary {
             }
         }
         let metadata = document.metadata
-        let conflict = document.conflict?.type.rawValue ?? (record.state == .deleted ? "deletion" : nil)
+        // In a cluster the conflict may be another node's (the document's owner): the record names it.
+        let conflict =
+            document.conflict?.type.rawValue ?? record.state.conflictType?.rawValue
+            ?? (record.state == .deleted ? "deletion" : nil)
         let info = DocumentRepresentations.Info(
             id: open.id.rawValue, etag: record.etag.headerValue, origin: record.origin.rawValue, pageCount: pages.count,
             pages: pages,

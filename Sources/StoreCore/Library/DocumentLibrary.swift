@@ -47,6 +47,8 @@ public final class DocumentLibrary: Sendable {
     let workers: PDFWorkerPool
     /// What the workers found in the PDFs they opened lately.
     let summaries = PDFSummaryCache()
+    /// The owners of documents this node asked about lately, each kept for ``ownerCacheLifetime`` (a cluster's).
+    let owners = Mutex<[DocumentID: (owner: DocumentOwner, until: ContinuousClock.Instant)]>([:])
     /// Where uploads are kept: `<store>/files`.
     let uploadDirectory: URL
     /// The upload directory and the configured roots, each opened once: every file of a document is opened
@@ -144,6 +146,9 @@ public final class DocumentLibrary: Sendable {
         uploadBudget = UploadBudget(limit: configuration.uploadBudgetBytes)
         (self.fanOut as? LogFollowingFanOut)?.otherNodeRecorded.withLock {
             $0 = { [weak self] event in self?.otherNodeRecorded(event) }
+        }
+        (self.fanOut as? LogFollowingFanOut)?.documentTouched.withLock {
+            $0 = { [weak self] id in self?.invalidateInfo(id) }
         }
     }
 
@@ -507,9 +512,16 @@ public final class DocumentLibrary: Sendable {
     }
 
     /// `record` brought up to date with the open document (tag, sizes, pages, title, state, paths).
+    ///
+    /// With `keepingOwnersState` (a cluster node that only saw the files change, or wrote them without holding
+    /// the edits), a record that says `dirty` or in conflict over a modification keeps that state while this
+    /// node's document is clean: the edits, and the conflict, are the owner's (another node's), and only it says
+    /// when they end.
     static func updated(
-        _ record: DocumentRecord, from open: OpenDocument, files: [(path: String, size: Int, tag: EntityTag?)]
+        _ record: DocumentRecord, from open: OpenDocument, files: [(path: String, size: Int, tag: EntityTag?)],
+        keepingOwnersState: Bool = false
     ) -> DocumentRecord {
+        let held = record.state
         var record = record
         record.files = files.map(\.path)
         record.etag = OpenDocument.tag(of: files)
@@ -517,6 +529,9 @@ public final class DocumentLibrary: Sendable {
         record.pageCount = open.document.pageCount
         record.title = listedTitle(of: open.document)
         record.state = state(of: open.document)
+        if keepingOwnersState, record.state == .clean, held == .dirty || held == .conflict(.modification) {
+            record.state = held
+        }
         record.updatedAt = Date()
         return record
     }

@@ -68,6 +68,8 @@ final class LogFollowingFanOut: EventFanOut {
     private let mine = Mutex<Set<Int64>>([])
     /// Told of each event another node recorded, as it is handed on (the library forgets what it holds stale).
     let otherNodeRecorded = Mutex<(@Sendable (StoreEvent) -> Void)?>(nil)
+    /// Told of each document a node changed in the catalog without an event (its state after an edit, say).
+    let documentTouched = Mutex<(@Sendable (DocumentID) -> Void)?>(nil)
 
     init(
         broadcaster: EventBroadcaster, log: any EventLog, client: PostgresClient, pollInterval: Duration,
@@ -159,7 +161,17 @@ final class LogFollowingFanOut: EventFanOut {
                 try await client.withConnection { connection in
                     try await connection.listen(on: PostgresCatalog.notificationChannel) { notifications in
                         self.wake.yield()  // whatever was appended while no one listened
-                        for try await _ in notifications { self.wake.yield() }
+                        for try await notification in notifications {
+                            let payload = notification.payload
+                            if payload.hasPrefix(PostgresCatalog.documentNotificationPrefix),
+                                let id = DocumentID(
+                                    rawValue: String(payload.dropFirst(PostgresCatalog.documentNotificationPrefix.count)))
+                            {
+                                self.documentTouched.withLock { $0 }?(id)
+                            } else {
+                                self.wake.yield()
+                            }
+                        }
                     }
                 }
             } catch {

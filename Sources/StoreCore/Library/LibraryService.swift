@@ -23,7 +23,13 @@ public struct LibraryService: Service {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask { await fanOut.run() }
-                group.addTask { await membership.run { library.openDocumentCount } }
+                group.addTask {
+                    await membership.run(
+                        openDocuments: { library.openDocumentCount }, takeIn: { taken in
+                            // Off the heartbeat's task: opening many documents must not delay the heartbeats.
+                            Task { await library.takeIn(taken) }
+                        })
+                }
                 group.addTask { try? await gracefulShutdown() }
             }
         }

@@ -44,14 +44,27 @@ public final class NodeMembership: Sendable {
             lastHeartbeat: Date(), openDocuments: openDocuments)
     }
 
-    /// Heartbeats until the task is cancelled, then leaves the registry.
-    func run(openDocuments: @escaping @Sendable () -> Int) async {
+    /// How many documents one sweep takes over at most (the next sweep, an `interval` later, takes more).
+    static let takeoverBatch = 200
+
+    /// Heartbeats until the task is cancelled, then leaves the registry. After each heartbeat, once the node
+    /// listens, it sweeps: the documents whose owners are dead (or that have none) are claimed for this node, at
+    /// most ``takeoverBatch`` a time, and handed to `takeIn`.
+    func run(
+        openDocuments: @escaping @Sendable () -> Int,
+        takeIn: @escaping @Sendable ([DocumentTakeover]) async -> Void = { _ in }
+    ) async {
         var failing = false
         while !Task.isCancelled {
             do {
                 try await registry.heartbeat(record(openDocuments: openDocuments()))
                 if failing { logger.notice("node \(id): heartbeats reach the registry again") }
                 failing = false
+                if address.withLock({ $0 }) != "starting" {
+                    let taken = try await registry.takeOver(
+                        for: id, liveness: Self.liveness, limit: Self.takeoverBatch)
+                    if !taken.isEmpty { await takeIn(taken) }
+                }
             } catch {
                 if !failing {
                     logger.error("node \(id): cannot record its heartbeat", metadata: ["error": "\(error)"])

@@ -23,6 +23,8 @@ public final class StoreMetrics: Sendable {
     public let pdfDeadlinesMissed: CoreMetrics.Counter
     /// Worker processes replaced after a deadline, a crash or a broken reply (`quire_pdf_worker_restarts_total`).
     public let pdfWorkerRestarts: CoreMetrics.Counter
+    /// Documents this cluster node took over from a dead node (`quire_cluster_takeovers_total`).
+    public let takeovers: CoreMetrics.Counter
 
     /// Makes the metrics on `registry` (a new one by default).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -42,6 +44,7 @@ public final class StoreMetrics: Sendable {
         pdfQueueLength = CoreMetrics.Gauge(label: "quire_pdf_queue_length", factory: factory)
         pdfDeadlinesMissed = CoreMetrics.Counter(label: "quire_pdf_deadlines_missed_total", factory: factory)
         pdfWorkerRestarts = CoreMetrics.Counter(label: "quire_pdf_worker_restarts_total", factory: factory)
+        takeovers = CoreMetrics.Counter(label: "quire_cluster_takeovers_total", factory: factory)
         openDocuments.record(0)
         conflicts.record(0)
         pdfQueueLength.record(0)

@@ -1,0 +1,104 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import StoreCore
+
+/// Sends a cluster node's requests for a document it does not own to the node that does (the one that keeps the
+/// document open with its unsaved edits and its conflict), and answers what that node answers.
+///
+/// Which requests go: those that act on, or show, what only the owner holds — `PATCH …/metadata`,
+/// `POST …/annotations`, `POST …/save`, `GET …/conflict`, `POST …/conflict/resolve`,
+/// `POST …/versions/{v}/restore`, `DELETE /documents/{id}` — and `GET /documents/{id}` while the document is dirty
+/// or in conflict. Reads of the saved bytes (content, page text and images, a clean document's info) and
+/// `PUT …/content` run on the node that got them.
+///
+/// A forwarded request carries `Quire-Forwarded-By: <node id>` and is answered by its receiver, whoever owns the
+/// document by then (no request goes round in circles). An owner that does not answer within the timeout is a 503
+/// problem with `Retry-After: 1`: once its heartbeat is 5 s old another node takes its documents over.
+public struct OwnerForwarder: Sendable {
+    /// The header that marks a forwarded request, with the forwarding node's id.
+    public static let forwardedBy = HTTPField.Name("Quire-Forwarded-By")!
+
+    /// The most bytes of an owner's answer this node passes on (every forwarded answer is JSON or a problem).
+    static let maximumAnswer = 16 << 20
+
+    private let library: DocumentLibrary
+    private let client: HTTPClient
+    private let timeout: TimeAmount
+
+    /// Makes the forwarder; `client` must be shut down by its owner (``HTTPClientService``).
+    public init(library: DocumentLibrary, client: HTTPClient, timeout: Duration = .seconds(30)) {
+        self.library = library
+        self.client = client
+        self.timeout = .nanoseconds(
+            timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+    }
+
+    /// The owner's answer to `request` (its body, already read, in `body`), or nil when this node answers it:
+    /// it owns the document, is not a cluster node, or the request was forwarded to it.
+    /// - Throws: ``ProblemDetails`` 503 when the owner cannot be found or does not answer.
+    public func answer(_ request: Request, for id: DocumentID, body: ByteBuffer? = nil) async throws -> Response? {
+        guard library.isClusterNode, request.headers[Self.forwardedBy] == nil else { return nil }
+        let owner: DocumentOwner
+        do {
+            owner = try await library.owner(of: id)
+        } catch let error as StoreError {
+            throw ProblemDetails(error)
+        }
+        guard case .other(let node, let address) = owner else { return nil }
+        var outgoing = HTTPClientRequest(url: "http://\(address)\(request.uri.description)")
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headers where !Self.notForwarded.contains(field.name) {
+            outgoing.headers.add(name: field.name.rawName, value: field.value)
+        }
+        outgoing.headers.replaceOrAdd(name: Self.forwardedBy.rawName, value: library.membership.id)
+        if let body { outgoing.body = .bytes(body) }
+        do {
+            let response = try await client.execute(outgoing, timeout: timeout)
+            let bytes = try await response.body.collect(upTo: Self.maximumAnswer)
+            var headers = HTTPFields()
+            for (name, value) in response.headers {
+                guard let field = HTTPField.Name(name), !Self.notForwarded.contains(field),
+                    field != .requestID
+                else { continue }
+                headers.append(HTTPField(name: field, value: value))
+            }
+            return Response(
+                status: HTTPResponse.Status(code: Int(response.status.code)), headers: headers,
+                body: ResponseBody(byteBuffer: bytes))
+        } catch {
+            library.forgetOwner(of: id)
+            throw ProblemDetails(
+                status: .serviceUnavailable,
+                detail: "document \(id.rawValue) is kept by node \(node) at \(address), which does not answer "
+                    + "(\(error)); if that node is gone, another takes its documents over within seconds",
+                headers: [.retryAfter: "1"])
+        }
+    }
+
+    /// Fields that belong to one connection, or that the answering node sets itself.
+    private static let notForwarded: Set<HTTPField.Name> = [
+        .connection, HTTPField.Name("Keep-Alive")!, HTTPField.Name("Proxy-Connection")!, .transferEncoding,
+        .upgrade, .te, HTTPField.Name("Host")!, .contentLength, .server, .date,
+    ]
+}
+
+/// Runs until the service group shuts down, then shuts the HTTP client down (the forwarder's).
+public struct HTTPClientService: Service {
+    private let client: HTTPClient
+
+    /// Makes the service for `client`.
+    public init(client: HTTPClient) {
+        self.client = client
+    }
+
+    /// Waits for graceful shutdown, then shuts the client down. Throws nothing.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try? await client.shutdown()
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+extension DocumentLibrary {
+    /// How long a node trusts what it learned of a document's owner before it asks the registry again. An owner
+    /// changes only when its node has been dead for ``NodeMembership/liveness``, so this bounds nothing that
+    /// matters but the registry's load.
+    static let ownerCacheLifetime: Duration = .seconds(1)
+
+    /// Whether this library is a node of a cluster (documents have owners among several nodes).
+    public var isClusterNode: Bool { configuration.database != nil }
+
+    /// Which node owns document `id`: the one that keeps it open with its unsaved edits and its conflict. One node
+    /// owns every document. In a cluster, a document with no owner or a dead one (no heartbeat within
+    /// ``NodeMembership/liveness``) is claimed for this node on the way, and taken in as a takeover
+    /// (``takeIn(_:from:)``): opened, which compares its files with the catalog.
+    /// - Throws: ``StoreError/unavailable(_:retryAfterSeconds:)`` when the registry cannot be read.
+    public func owner(of id: DocumentID) async throws -> DocumentOwner {
+        guard isClusterNode else { return .this(takenOverFrom: nil) }
+        let now = ContinuousClock.now
+        if let known = owners.withLock({ $0[id] }), known.until > now { return known.owner }
+        let owner: DocumentOwner
+        do {
+            owner = try await membership.registry.owner(
+                of: id, claimingFor: membership.id, liveness: NodeMembership.liveness)
+        } catch {
+            throw StoreError.unavailable(
+                "the owner of document \(id.rawValue) cannot be read: \(error)", retryAfterSeconds: 1)
+        }
+        remember(owner, of: id)
+        if case .this(let previous?) = owner { await takeIn(id, from: previous) }
+        return owner
+    }
+
+    /// Forgets what this node learned of document `id`'s owner (its node did not answer a forwarded request).
+    public func forgetOwner(of id: DocumentID) {
+        _ = owners.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// Claims document `id` for this node as it is made (the node that made it owns it).
+    func claimNewDocument(_ id: DocumentID) async {
+        guard isClusterNode else { return }
+        do {
+            let owner = try await membership.registry.owner(
+                of: id, claimingFor: membership.id, liveness: NodeMembership.liveness)
+            remember(owner, of: id)
+        } catch {
+            // It stays without an owner until a node's sweep or a request claims it.
+            logger.warning("cannot claim a new document", metadata: ["document": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    /// Takes in the documents this node's sweep took over from dead nodes (``NodeMembership``).
+    func takeIn(_ takeovers: [DocumentTakeover]) async {
+        for takeover in takeovers {
+            remember(.this(takenOverFrom: nil), of: takeover.document)
+            await takeIn(takeover.document, from: takeover.from)
+        }
+    }
+
+    /// Takes in a document whose owner died (or that had none): it is opened in its lane, which compares its files
+    /// with the catalog and records what changed meanwhile (once: under the document's lock, against the shared
+    /// catalog). The dead owner's unsaved edits and the conflict it held are lost with it: a record that still
+    /// says `dirty` or `conflict` is set to what the files say, without an event.
+    private func takeIn(_ id: DocumentID, from previous: String?) async {
+        if let previous {
+            metrics.takeovers.increment()
+            logger.notice("took over a document from a dead node", metadata: ["document": "\(id)", "from": "\(previous)"])
+        }
+        do {
+            try await lane(id).run {
+                guard let record = try await catalog.document(id), record.state != .deleted else { return }
+                let open = try await openDocument(id, password: nil)
+                let current = Self.state(of: open.document)
+                guard record.state == .dirty || record.state.conflictType != nil, record.state != current else {
+                    return
+                }
+                guard var updated = try await catalog.document(id) else { return }
+                if previous != nil {
+                    logger.warning(
+                        "the unsaved edits or the conflict of a document were lost with the node that owned it",
+                        metadata: ["document": "\(id)", "from": "\(previous ?? "")", "state": "\(record.state.name)"])
+                }
+                updated.state = current
+                open.invalidateInfo()
+                _ = try await catalog.update(updated)
+            }
+        } catch {
+            // An encrypted document opens with its password only: its next request opens it.
+            logger.debug("a document taken over did not open", metadata: ["document": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    private func remember(_ owner: DocumentOwner, of id: DocumentID) {
+        let until = ContinuousClock.now + Self.ownerCacheLifetime
+        let kept: DocumentOwner = if case .this = owner { .this(takenOverFrom: nil) } else { owner }
+        owners.withLock { $0[id] = (kept, until) }
+    }
+}
+
+extension DocumentLibrary {
+    /// Whether document `id`'s info is its owner's to give: in a cluster, when another node holds it dirty or in
+    /// conflict (its unsaved edits, or its conflict, are in that node's memory). What this node cached says, else
+    /// the catalog.
+    /// - Throws: a `CatalogError` when the catalog cannot be read.
+    public func infoNeedsOwner(_ id: DocumentID) async throws -> Bool {
+        guard isClusterNode else { return false }
+        if let open = state.withLock({ $0.open[id] }) {
+            if open.document.hasUnsavedChanges || open.document.conflict != nil { return false }
+            if let (info, _) = open.cachedInfo { return info.state == "dirty" || info.state == "conflict" }
+        }
+        guard let record = try await catalog.document(id) else { return false }
+        return record.state == .dirty || record.state.conflictType != nil
+    }
+}
