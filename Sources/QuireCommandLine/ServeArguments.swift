@@ -12,7 +12,7 @@ public struct ServeArguments: ParsableArguments {
             colon-separated, QUIRE_TOKEN, QUIRE_COORDINATION_SCOPE, QUIRE_MAX_UPLOAD_BYTES, \
             QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI, QUIRE_UPLOAD_BUDGET_BYTES, QUIRE_HEADER_TIMEOUT_SECONDS, \
             QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MAX_CONNECTIONS, QUIRE_PDF_WORKERS, QUIRE_PDF_DEADLINE_SECONDS, \
-            QUIRE_PDF_MEMORY_MIB, QUIRE_DATABASE), \
+            QUIRE_PDF_MEMORY_MIB, QUIRE_DATABASE, QUIRE_CONTENT_CHECK_SECONDS), \
             which beat the --config file, which beats the built-in defaults (config/quire.json; config/README.md \
             lists every key). Prints "quire serve: listening on \
             http://HOST:PORT" on standard output once it accepts connections (with the port chosen when --port \
@@ -117,6 +117,15 @@ public struct ServeArguments: ParsableArguments {
         help: ArgumentHelp(
             "How many PDF worker processes render and extract text (default: one per core).", valueName: "n"))
     public var pdfWorkers: Int?
+
+    /// How often the documents' files are compared with the catalog.
+    @Option(
+        name: .customLong("content-check-seconds"),
+        help: ArgumentHelp(
+            "How often to compare the files of the documents this node owns with the catalog, for changes no "
+                + "watcher sees (a network file system's other hosts); 0 = never (default: 0).",
+            valueName: "n"))
+    public var contentCheckSeconds: Int?
 
     /// The deadline of one PDF request.
     @Option(

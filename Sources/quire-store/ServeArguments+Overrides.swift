@@ -10,6 +10,6 @@ extension ServeArguments {
             uploadBudgetBytes: uploadBudgetBytes, headerTimeoutSeconds: headerTimeoutSeconds,
             idleTimeoutSeconds: idleTimeoutSeconds, maxConnections: maxConnections, pdfWorkers: pdfWorkers,
             pdfDeadlineSeconds: pdfDeadlineSeconds, pdfMemoryMiB: pdfMemoryMiB, token: token,
-            database: database, roots: roots)
+            database: database, contentCheckSeconds: contentCheckSeconds, roots: roots)
     }
 }

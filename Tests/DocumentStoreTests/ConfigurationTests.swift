@@ -238,7 +238,8 @@ struct ConfigurationTests {
             #"invalid configuration: unknown key "prot" in quire.json (known keys: store, host, port, "#
                 + "coordination.scope, maxUploadBytes, maxOpenDocuments, maxDPI, uploadBudgetBytes, "
                 + "headerTimeoutSeconds, "
-                + "idleTimeoutSeconds, maxConnections, pdfWorkers, pdfDeadlineSeconds, pdfMemoryMiB, token, database, roots)"),
+                + "idleTimeoutSeconds, maxConnections, pdfWorkers, pdfDeadlineSeconds, pdfMemoryMiB, token, database, "
+                + "contentCheckSeconds, roots)"),
         InvalidCase(
             overrides: ConfigurationOverrides(pdfWorkers: 0),
             "invalid configuration: pdfWorkers = 0 from flag --pdf-workers: must be a number of worker processes "

@@ -24,10 +24,11 @@ struct StoreHelpTests {
         colon-separated, QUIRE_TOKEN, QUIRE_COORDINATION_SCOPE, QUIRE_MAX_UPLOAD_BYTES,
         QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI, QUIRE_UPLOAD_BUDGET_BYTES, QUIRE_HEADER_TIMEOUT_SECONDS,
         QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MAX_CONNECTIONS, QUIRE_PDF_WORKERS, QUIRE_PDF_DEADLINE_SECONDS,
-        QUIRE_PDF_MEMORY_MIB, QUIRE_DATABASE), which beat the --config file, which beats the built-in
-        defaults (config/quire.json; config/README.md lists every key). Prints "quire serve: listening on
-        http://HOST:PORT" on standard output once it accepts connections (with the port chosen when --port
-        is 0); the log goes to standard error. SIGINT or SIGTERM stops it gracefully.
+        QUIRE_PDF_MEMORY_MIB, QUIRE_DATABASE, QUIRE_CONTENT_CHECK_SECONDS), which beat the --config file,
+        which beats the built-in defaults (config/quire.json; config/README.md lists every key). Prints
+        "quire serve: listening on http://HOST:PORT" on standard output once it accepts connections (with
+        the port chosen when --port is 0); the log goes to standard error. SIGINT or SIGTERM stops it
+        gracefully.
 
         Exit codes: 0 stopped by SIGINT or SIGTERM; 64 bad usage; 69 the address cannot be bound; 70
         internal failure; 73 the store directory or its catalog cannot be opened; 75 another quire serve
@@ -62,6 +63,10 @@ struct StoreHelpTests {
           --max-connections <n>   The most connections held at once (default: 10000).
           --pdf-workers <n>       How many PDF worker processes render and extract text (default: one per
                                   core).
+          --content-check-seconds <n>
+                                  How often to compare the files of the documents this node owns with the
+                                  catalog, for changes no watcher sees (a network file system's other
+                                  hosts); 0 = never (default: 0).
           --pdf-deadline-seconds <n>
                                   How long one page render or text extraction may take (default: 10).
           --pdf-memory-mib <n>    The memory one PDF worker process may map, in MiB (default: 2048).

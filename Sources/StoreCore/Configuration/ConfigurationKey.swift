@@ -38,6 +38,10 @@ struct ConfigurationKey: Sendable, Hashable {
     static let pdfMemoryMiB = ConfigurationKey(
         name: "pdfMemoryMiB", environmentVariable: "QUIRE_PDF_MEMORY_MIB", flag: "--pdf-memory-mib")
     static let token = ConfigurationKey(name: "token", environmentVariable: "QUIRE_TOKEN", flag: "--token")
+    /// How often a node compares the files of the documents it owns with the catalog (0: never).
+    static let contentCheckSeconds = ConfigurationKey(
+        name: "contentCheckSeconds", environmentVariable: "QUIRE_CONTENT_CHECK_SECONDS",
+        flag: "--content-check-seconds")
     /// Cluster mode: the shared PostgreSQL (`postgres://user[:password]@host[:port]/database`).
     static let database = ConfigurationKey(
         name: "database", environmentVariable: "QUIRE_DATABASE", flag: "--database")
@@ -48,6 +52,6 @@ struct ConfigurationKey: Sendable, Hashable {
     static let all: [ConfigurationKey] = [
         .store, .host, .port, .coordinationScope, .maxUploadBytes, .maxOpenDocuments, .maxDPI, .uploadBudgetBytes,
         .headerTimeoutSeconds, .idleTimeoutSeconds, .maxConnections, .pdfWorkers, .pdfDeadlineSeconds, .pdfMemoryMiB, .token, .database,
-        .roots,
+        .contentCheckSeconds, .roots,
     ]
 }

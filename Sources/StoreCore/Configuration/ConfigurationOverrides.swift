@@ -35,6 +35,8 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     public var token: String?
     /// `--database URL`.
     public var database: String?
+    /// `--content-check-seconds N`.
+    public var contentCheckSeconds: Int?
     /// `--root DIR`, repeated; empty when not given.
     public var roots: [String]
 
@@ -56,6 +58,7 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         pdfMemoryMiB: Int? = nil,
         token: String? = nil,
         database: String? = nil,
+        contentCheckSeconds: Int? = nil,
         roots: [String] = []
     ) {
         self.store = store
@@ -74,6 +77,7 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         self.pdfMemoryMiB = pdfMemoryMiB
         self.token = token
         self.database = database
+        self.contentCheckSeconds = contentCheckSeconds
         self.roots = roots
     }
 
@@ -100,6 +104,7 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         set(.pdfMemoryMiB, pdfMemoryMiB.map(ConfigContent.int))
         set(.token, token.map(ConfigContent.string), isSecret: true)
         set(.database, database.map(ConfigContent.string), isSecret: true)
+        set(.contentCheckSeconds, contentCheckSeconds.map(ConfigContent.int))
         set(.roots, roots.isEmpty ? nil : .stringArray(roots))
         return InMemoryProvider(name: "flags", values: values).snapshot()
     }

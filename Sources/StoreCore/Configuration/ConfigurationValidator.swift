@@ -31,6 +31,8 @@ struct ConfigurationValidator {
             try bounded(.pdfDeadlineSeconds, 1...3600, "a number of seconds from 1 to 3600"))
         configuration.pdfMemoryMiB = try bounded(.pdfMemoryMiB, 64...1_048_576, "a number of MiB from 64 to 1048576")
         configuration.database = try database()
+        let check = try bounded(.contentCheckSeconds, 0...86_400, "a number of seconds from 0 (never) to 86400")
+        configuration.contentCheckInterval = check == 0 ? nil : .seconds(check)
         return configuration
     }
 

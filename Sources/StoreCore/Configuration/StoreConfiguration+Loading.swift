@@ -19,6 +19,7 @@ extension StoreConfiguration {
             .int(max(1, ProcessInfo.processInfo.activeProcessorCount)), isSecret: false),
         AbsoluteConfigKey(ConfigurationKey.pdfDeadlineSeconds.components): 10,
         AbsoluteConfigKey(ConfigurationKey.pdfMemoryMiB.components): 2048,
+        AbsoluteConfigKey(ConfigurationKey.contentCheckSeconds.components): 0,
         AbsoluteConfigKey(ConfigurationKey.roots.components): ConfigValue(.stringArray([]), isSecret: false),
     ]
 
@@ -28,7 +29,8 @@ extension StoreConfiguration {
     /// `QUIRE_STORE`, `QUIRE_ROOTS` colon-separated, `QUIRE_TOKEN`, `QUIRE_COORDINATION_SCOPE`,
     /// `QUIRE_MAX_UPLOAD_BYTES`, `QUIRE_MAX_OPEN_DOCUMENTS`, `QUIRE_MAX_DPI`, `QUIRE_UPLOAD_BUDGET_BYTES`,
     /// `QUIRE_HEADER_TIMEOUT_SECONDS`, `QUIRE_IDLE_TIMEOUT_SECONDS`, `QUIRE_MAX_CONNECTIONS`, `QUIRE_PDF_WORKERS`,
-    /// `QUIRE_PDF_DEADLINE_SECONDS`, `QUIRE_PDF_MEMORY_MIB`), the JSON file
+    /// `QUIRE_PDF_DEADLINE_SECONDS`, `QUIRE_PDF_MEMORY_MIB`, `QUIRE_DATABASE`, `QUIRE_CONTENT_CHECK_SECONDS`), the
+    /// JSON file
     /// `configFile`, then the
     /// built-in defaults. Relative paths are resolved against `workingDirectory`.
     /// - Throws: ``ConfigurationError``, whose description is the one line to print before stopping: the file is

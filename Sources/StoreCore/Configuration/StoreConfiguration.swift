@@ -55,6 +55,10 @@ public struct StoreConfiguration: Sendable, Equatable {
     /// The address space one PDF worker may map, in MiB (`RLIMIT_AS`; default 2048): a PDF whose parse or render
     /// needs more fails in its worker (422), never in the service.
     public var pdfMemoryMiB: Int = 2048
+    /// How often the node compares the files of the documents it owns (every document, for one node) with the
+    /// catalog, and records what changed: for files written where no node's inotify or coordination sees them
+    /// (another host's clients on a network file system). Nil (the default): never.
+    public var contentCheckInterval: Duration?
     /// The `quire-pdf` executable the workers run; nil takes the one next to this process's executable (or
     /// `QUIRE_PDF_WORKER`).
     public var pdfWorkerExecutable: String?

@@ -13,8 +13,8 @@ public struct LibraryService: Service {
         self.storeLock = storeLock
     }
 
-    /// Opens recent documents, runs the event fan-out (a cluster node's follower of the shared log) and the node's
-    /// heartbeats until shutdown, closes everything, frees the store's lock. Throws nothing.
+    /// Opens recent documents, runs the event fan-out (a cluster node's follower of the shared log), the node's
+    /// heartbeats and sweeps, and the periodic content check (when configured) until shutdown, closes everything, frees the store's lock. Throws nothing.
     public func run() async throws {
         await library.openRecentDocuments()
         let fanOut = library.fanOut
@@ -30,6 +30,7 @@ public struct LibraryService: Service {
                             Task { await library.takeIn(taken) }
                         })
                 }
+                group.addTask { await library.runContentChecks() }
                 group.addTask { try? await gracefulShutdown() }
             }
         }
