@@ -7,8 +7,10 @@ Prints, each as a median over ROUNDS (default 40):
   - upload through node 1 → its `created` event on node 3's /events, against upload → event on the single node;
   - an external change (atomic rename over a registered file) → the `changed` event on node 3, against the same on
     the single node;
-  - GET /documents/{id} (info) on node 2, against the single node: requests per second on one keep-alive
-    connection, interleaved blocks, and their ratio.
+  - GET /documents/{id} (info) and GET …/content on node 2, against the single node: requests per second on one
+    keep-alive connection, interleaved blocks, and their ratios;
+  - PATCH …/metadata of a document node 1 owns, through node 2 (forwarded to node 1) against through node 1;
+  - the takeover: node 1 killed with SIGKILL, the time until an edit of its document through node 2 is answered.
 """
 import contextlib, http.client, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 import urllib.parse
@@ -73,6 +75,7 @@ def nodes(work, store, root, database, count):
             processes.append(subprocess.Popen(arguments, env=environment, stdout=subprocess.DEVNULL))
             wait_for_port(port, processes[-1])
             ports.append(port)
+        nodes.processes = processes
         yield ports
     finally:
         for process in processes:
@@ -145,16 +148,30 @@ def change_to_event(path, feed):
     return statistics.median(delays)
 
 
-def info_rate(port, document, count):
+def info_rate(port, document, count, suffix=""):
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     start = time.monotonic()
     for _ in range(count):
-        connection.request("GET", f"/documents/{document}")
+        connection.request("GET", f"/documents/{document}{suffix}")
         response = connection.getresponse()
         response.read()
         assert response.status == 200
     connection.close()
     return count / (time.monotonic() - start)
+
+
+def edit(port, document, index):
+    return request(port, "PATCH", f"/documents/{document}/metadata", json.dumps({"title": f"t{index}"}).encode(),
+                   {"Content-Type": "application/merge-patch+json"})[0]
+
+
+def edit_latency(port, document):
+    delays = []
+    for index in range(rounds):
+        start = time.monotonic()
+        assert edit(port, document, index) == 200
+        delays.append((time.monotonic() - start) * 1000)
+    return statistics.median(delays)
 
 
 work = tempfile.mkdtemp(prefix="quire-cluster-bench-")
@@ -165,28 +182,49 @@ try:
     shutil.copy(f"{repo}/Fixtures/one-page.pdf", f"{work}/cluster-root/watched.pdf")
     shutil.copy(f"{repo}/Fixtures/one-page.pdf", f"{work}/single-root/watched.pdf")
     with postgres(work) as database, \
-            nodes(work, f"{work}/cluster-store", f"{work}/cluster-root", database, 3) as cluster, \
-            nodes(work, f"{work}/single-store", f"{work}/single-root", None, 1) as single:
-        registered = {}
-        for name, port in (("cluster", cluster[0]), ("single", single[0])):
-            status, body = request(port, "POST", "/documents",
-                                   json.dumps({"files": [f"{work}/{name}-root/watched.pdf"]}).encode(),
-                                   {"Content-Type": "application/json"})
-            assert status == 201, (status, body)
-            registered[name] = json.loads(body)["id"]
-        cluster_feed, single_feed = Feed(cluster[2]), Feed(single[0])
-        upload_cluster = upload_to_event(cluster[0], cluster_feed)
-        upload_single = upload_to_event(single[0], single_feed)
-        change_cluster = change_to_event(f"{work}/cluster-root/watched.pdf", cluster_feed)
-        change_single = change_to_event(f"{work}/single-root/watched.pdf", single_feed)
-        rates = {"cluster": [], "single": []}
-        for _ in range(6):
-            rates["cluster"].append(info_rate(cluster[1], registered["cluster"], 500))
-            rates["single"].append(info_rate(single[0], registered["single"], 500))
-        cluster_rate, single_rate = statistics.median(rates["cluster"]), statistics.median(rates["single"])
-        print(f"upload on node 1 -> created on node 3: {upload_cluster:.1f} ms (one node: {upload_single:.1f} ms)")
-        print(f"external change -> changed on node 3: {change_cluster:.1f} ms (one node: {change_single:.1f} ms)")
-        print(f"GET info on node 2: {cluster_rate:.0f}/s, one node {single_rate:.0f}/s: "
-              f"{cluster_rate / single_rate:.2f}x")
+            nodes(work, f"{work}/cluster-store", f"{work}/cluster-root", database, 3) as cluster:
+        cluster_processes = nodes.processes
+        with nodes(work, f"{work}/single-store", f"{work}/single-root", None, 1) as single:
+            registered = {}
+            for name, port in (("cluster", cluster[0]), ("single", single[0])):
+                status, body = request(port, "POST", "/documents",
+                                       json.dumps({"files": [f"{work}/{name}-root/watched.pdf"]}).encode(),
+                                       {"Content-Type": "application/json"})
+                assert status == 201, (status, body)
+                registered[name] = json.loads(body)["id"]
+            cluster_feed, single_feed = Feed(cluster[2]), Feed(single[0])
+            upload_cluster = upload_to_event(cluster[0], cluster_feed)
+            upload_single = upload_to_event(single[0], single_feed)
+            change_cluster = change_to_event(f"{work}/cluster-root/watched.pdf", cluster_feed)
+            change_single = change_to_event(f"{work}/single-root/watched.pdf", single_feed)
+            rates = {"cluster": [], "single": []}
+            for _ in range(6):
+                rates["cluster"].append(info_rate(cluster[1], registered["cluster"], 500))
+                rates["single"].append(info_rate(single[0], registered["single"], 500))
+            cluster_rate, single_rate = statistics.median(rates["cluster"]), statistics.median(rates["single"])
+            contents = {"cluster": [], "single": []}
+            for _ in range(6):
+                contents["cluster"].append(info_rate(cluster[1], registered["cluster"], 500, "/content"))
+                contents["single"].append(info_rate(single[0], registered["single"], 500, "/content"))
+            cluster_content = statistics.median(contents["cluster"])
+            single_content = statistics.median(contents["single"])
+            owner_edit = edit_latency(cluster[0], registered["cluster"])
+            forwarded_edit = edit_latency(cluster[1], registered["cluster"])
+            cluster_processes[0].kill()
+            killed = time.monotonic()
+            while edit(cluster[1], registered["cluster"], 0) != 200:
+                if time.monotonic() - killed > 30:
+                    raise SystemExit("no takeover within 30 s")
+                time.sleep(0.05)
+            takeover = time.monotonic() - killed
+            print(f"upload on node 1 -> created on node 3: {upload_cluster:.1f} ms (one node: {upload_single:.1f} ms)")
+            print(f"external change -> changed on node 3: {change_cluster:.1f} ms (one node: {change_single:.1f} ms)")
+            print(f"GET info on node 2: {cluster_rate:.0f}/s, one node {single_rate:.0f}/s: "
+                  f"{cluster_rate / single_rate:.2f}x")
+            print(f"GET content on node 2: {cluster_content:.0f}/s, one node {single_content:.0f}/s: "
+                  f"{cluster_content / single_content:.2f}x")
+            print(f"PATCH metadata of node 1's document: through node 1 {owner_edit:.1f} ms, "
+                  f"through node 2 (forwarded) {forwarded_edit:.1f} ms")
+            print(f"node 1 killed -> its document edited through node 2: {takeover:.2f} s")
 finally:
     shutil.rmtree(work, ignore_errors=True)

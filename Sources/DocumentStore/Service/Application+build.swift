@@ -90,9 +90,10 @@ public func buildClusterApplication(
         keepAliveInterval: keepAliveInterval, eventBufferBound: eventBufferBound,
         cluster: ClusterLink(client: client, lockClient: lockClient, registry: catalog), version: version)
     // Requests for the documents other nodes own go to them (their addresses are on loopback or the cluster's
-    // network: a connection is refused or made within 2 s).
+    // network: a connection is made or refused at once; AsyncHTTPClient retries a refused one until this
+    // timeout, which is what a request for a dead owner's document waits before this node looks again).
     var forwarding = HTTPClient.Configuration()
-    forwarding.timeout.connect = .seconds(2)
+    forwarding.timeout.connect = .milliseconds(500)
     forwarding.redirectConfiguration = .disallow
     let forwardingClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: forwarding)
     return storeApplication(

@@ -50,6 +50,23 @@ public struct OwnerForwarder: Sendable {
             throw ProblemDetails(error)
         }
         guard case .other(let node, let address) = owner else { return nil }
+        do {
+            return try await forward(request, body: body, to: address)
+        } catch {
+            // The owner did not answer: if it is dead by now (no heartbeat within 5 s), this node takes the
+            // document over and answers itself.
+            library.forgetOwner(of: id)
+            if case .this = try? await library.owner(of: id) { return nil }
+            throw ProblemDetails(
+                status: .serviceUnavailable,
+                detail: "document \(id.rawValue) is kept by node \(node) at \(address), which does not answer "
+                    + "(\(error)); if that node is gone, another takes its documents over within seconds",
+                headers: [.retryAfter: "1"])
+        }
+    }
+
+    /// The answer of the node at `address` to `request`, with `body`.
+    private func forward(_ request: Request, body: ByteBuffer?, to address: String) async throws -> Response {
         var outgoing = HTTPClientRequest(url: "http://\(address)\(request.uri.description)")
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers where !Self.notForwarded.contains(field.name) {
@@ -57,27 +74,18 @@ public struct OwnerForwarder: Sendable {
         }
         outgoing.headers.replaceOrAdd(name: Self.forwardedBy.rawName, value: library.membership.id)
         if let body { outgoing.body = .bytes(body) }
-        do {
-            let response = try await client.execute(outgoing, timeout: timeout)
-            let bytes = try await response.body.collect(upTo: Self.maximumAnswer)
-            var headers = HTTPFields()
-            for (name, value) in response.headers {
-                guard let field = HTTPField.Name(name), !Self.notForwarded.contains(field),
-                    field != .requestID
-                else { continue }
-                headers.append(HTTPField(name: field, value: value))
-            }
-            return Response(
-                status: HTTPResponse.Status(code: Int(response.status.code)), headers: headers,
-                body: ResponseBody(byteBuffer: bytes))
-        } catch {
-            library.forgetOwner(of: id)
-            throw ProblemDetails(
-                status: .serviceUnavailable,
-                detail: "document \(id.rawValue) is kept by node \(node) at \(address), which does not answer "
-                    + "(\(error)); if that node is gone, another takes its documents over within seconds",
-                headers: [.retryAfter: "1"])
+        let response = try await client.execute(outgoing, timeout: timeout)
+        let bytes = try await response.body.collect(upTo: Self.maximumAnswer)
+        var headers = HTTPFields()
+        for (name, value) in response.headers {
+            guard let field = HTTPField.Name(name), !Self.notForwarded.contains(field),
+                field != .requestID
+            else { continue }
+            headers.append(HTTPField(name: field, value: value))
         }
+        return Response(
+            status: HTTPResponse.Status(code: Int(response.status.code)), headers: headers,
+            body: ResponseBody(byteBuffer: bytes))
     }
 
     /// Fields that belong to one connection, or that the answering node sets itself.

@@ -20,8 +20,11 @@ extension DocumentLibrary {
         if let known = owners.withLock({ $0[id] }), known.until > now { return known.owner }
         let owner: DocumentOwner
         do {
+            // A node that has just come back (from an outage of the database, say) takes nothing over yet: the
+            // owner it would take from may be coming back too.
             owner = try await membership.registry.owner(
-                of: id, claimingFor: membership.id, liveness: NodeMembership.liveness)
+                of: id, claimingFor: membership.id,
+                liveness: membership.mayTakeOver ? NodeMembership.liveness : .seconds(365 * 86_400))
         } catch {
             throw StoreError.unavailable(
                 "the owner of document \(id.rawValue) cannot be read: \(error)", retryAfterSeconds: 1)

@@ -17,6 +17,8 @@ public final class NodeMembership: Sendable {
     let startedAt = Date()
     let interval: Duration
     private let address = Mutex<String>("starting")
+    /// Since when every heartbeat has reached the registry (nil after a failed one).
+    private let healthySince = Mutex<ContinuousClock.Instant?>(nil)
     private let logger: Logger
 
     /// Makes the membership of a node that runs `version`, heartbeating every `interval`.
@@ -44,6 +46,14 @@ public final class NodeMembership: Sendable {
             lastHeartbeat: Date(), openDocuments: openDocuments)
     }
 
+    /// Whether this node may take documents over from nodes that look dead: only once its own heartbeats have
+    /// reached the registry for ``liveness`` in a row. After an outage of the database every node's heartbeat is
+    /// old; the nodes that come back first must not take the documents of those that come back a moment later.
+    public var mayTakeOver: Bool {
+        guard let since = healthySince.withLock({ $0 }) else { return false }
+        return ContinuousClock.now - since >= Self.liveness
+    }
+
     /// How many documents one sweep takes over at most (the next sweep, an `interval` later, takes more).
     static let takeoverBatch = 200
 
@@ -60,12 +70,14 @@ public final class NodeMembership: Sendable {
                 try await registry.heartbeat(record(openDocuments: openDocuments()))
                 if failing { logger.notice("node \(id): heartbeats reach the registry again") }
                 failing = false
-                if address.withLock({ $0 }) != "starting" {
+                healthySince.withLock { if $0 == nil { $0 = .now } }
+                if address.withLock({ $0 }) != "starting", mayTakeOver {
                     let taken = try await registry.takeOver(
                         for: id, liveness: Self.liveness, limit: Self.takeoverBatch)
                     if !taken.isEmpty { await takeIn(taken) }
                 }
             } catch {
+                healthySince.withLock { $0 = nil }
                 if !failing {
                     logger.error("node \(id): cannot record its heartbeat", metadata: ["error": "\(error)"])
                 }
