@@ -1,6 +1,8 @@
 #include "SocketFloor.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -14,15 +16,31 @@ static uint64_t now_ns(void) {
     return (uint64_t)spec.tv_sec * 1000000000u + (uint64_t)spec.tv_nsec;
 }
 
+/* Waits for `fd` to be readable without sleeping: poll with a zero timeout, yielding the CPU in between. */
+static void spin_until_readable(int fd) {
+    struct pollfd entry = {.fd = fd, .events = POLLIN};
+    while (poll(&entry, 1, 0) == 0) sched_yield();
+}
+
+static int spinning = 0;
+
 static int transfer(int fd, char *buffer, int size, int writing) {
     int done = 0;
     while (done < size) {
+        if (!writing && spinning) spin_until_readable(fd);
         ssize_t count = writing ? write(fd, buffer + done, size - done) : read(fd, buffer + done, size - done);
         if (count < 0 && errno == EINTR) continue;
         if (count <= 0) return -1;
         done += (int)count;
     }
     return 0;
+}
+
+int quire_socketpair_pingpong_spinning(int rounds, int warmup, int size, uint64_t *samples) {
+    spinning = 1;
+    int result = quire_socketpair_pingpong(rounds, warmup, size, samples);
+    spinning = 0;
+    return result;
 }
 
 int quire_socketpair_pingpong(int rounds, int warmup, int size, uint64_t *samples) {

@@ -391,7 +391,8 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             count =
                 try waiting
                 ? SocketSystem.receiveWaiting(
-                    socket.descriptor, into: &buffers.chunk, milliseconds: Self.leaderPatience)
+                    socket.descriptor, into: &buffers.chunk, milliseconds: Self.leaderPatience,
+                    spinning: Self.leaderSpin)
                 : SocketSystem.receiveWithoutWaiting(socket.descriptor, into: &buffers.chunk)
         } catch {
             lost(socket.attempt, "reading from the shared arbiter failed: \(error)")
@@ -447,6 +448,9 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
 
     /// How long a waiting thread reads before it lets the connection's thread look at the socket again.
     static let leaderPatience: Int32 = 50
+
+    /// How long a waiting thread polls for its answer without sleeping before it sleeps in `poll`.
+    static let leaderSpin: Duration = .microseconds(50)
 
     /// Reads the socket on the calling thread until `resolved` (its own grant or failure came) or until another
     /// thread reads: the waiting thread is woken by the host's answer itself, not by a reader thread that then

@@ -217,8 +217,11 @@ enum SocketSystem {
     /// Reads what a blocking socket holds into `buffer`, waiting for it at most `milliseconds` (a `poll` first,
     /// so the socket's own settings do not matter): the byte count, 0 at end of stream, nil when nothing came.
     static func receiveWaiting(
-        _ descriptor: Int32, into buffer: inout [UInt8], milliseconds: Int32 = 50
+        _ descriptor: Int32, into buffer: inout [UInt8], milliseconds: Int32 = 50, spinning: Duration = .zero
     ) throws(SystemCallError) -> Int? {
+        if spinning > .zero, SystemCall.pollWithoutSleeping(descriptor, for: spinning) {
+            return try receiveWithoutWaiting(descriptor, into: &buffer)
+        }
         var entry = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
         try poll(&entry, timeout: milliseconds)
         guard entry[0].revents != 0 else { return nil }
