@@ -450,7 +450,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     static let leaderPatience: Int32 = 50
 
     /// How long a waiting thread polls for its answer without sleeping before it sleeps in `poll`.
-    static let leaderSpin: Duration = .microseconds(50)
+    static let leaderSpin: Duration = .microseconds(200)
 
     /// Reads the socket on the calling thread until `resolved` (its own grant or failure came) or until another
     /// thread reads: the waiting thread is woken by the host's answer itself, not by a reader thread that then
