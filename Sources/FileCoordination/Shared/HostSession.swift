@@ -107,15 +107,21 @@ struct HostSession {
     let negotiation: VersionNegotiation
     /// The most unsent output a client may have before it is disconnected.
     let maximumOutput: Int
+    /// Who may access what when, for every client (ids made global: the slot above ``localBits``).
     private var arbiter = Arbiter()
+    /// The open connections by slot.
     private var connections: [UInt64: Connection] = [:]
+    /// Slots given out before and free again, reused last freed first.
     private var freeSlots: [UInt64] = []
+    /// The next slot never given out.
     private var nextSlot: UInt64 = 1
+    /// The deadline of each waiting request that has one.
     private var timers: [RequestID: Instant] = [:]
     /// When the grace period ends at the latest; nil outside it.
     private(set) var graceDeadline: Instant?
     /// The predecessor's clients not yet re-declared nor gone; empty outside the grace period.
     private(set) var awaitedPIDs: Set<Int32> = []
+    /// The requests and cancels held back during the grace period, in arrival order.
     private var deferred: [Deferred] = []
     /// The actions of the event being handled.
     private var actions: [Action] = []
@@ -151,7 +157,8 @@ struct HostSession {
         var next = timers.values.min()
         if let graceDeadline {
             let recheck = Instant(
-                nanoseconds: min(graceDeadline.nanoseconds, now.nanoseconds &+ min(Self.graceRecheck, .max - now.nanoseconds)))
+                nanoseconds: min(
+                    graceDeadline.nanoseconds, now.nanoseconds &+ min(Self.graceRecheck, .max - now.nanoseconds)))
             next = min(next ?? recheck, recheck)
         }
         return next
@@ -292,7 +299,8 @@ struct HostSession {
             markDeclared(slot)
             perform(
                 arbiter.presenterRegistered(
-                    PresenterID(id), client: client, purpose: purpose, path: path, observesUncoordinatedChanges: observes))
+                    PresenterID(id), client: client, purpose: purpose, path: path,
+                    observesUncoordinatedChanges: observes))
         case .presenterMoved(let presenter, let path):
             guard let id = global(presenter.rawValue) else { return disconnect(slot, .protocolViolation) }
             perform(arbiter.presenterMoved(PresenterID(id), from: client, to: path))
@@ -304,13 +312,18 @@ struct HostSession {
             markDeclared(slot)
             let outer = nestedIn.flatMap { global($0.rawValue) }.map(RequestID.init)
             if reclaim {
-                perform(arbiter.accessReclaimed(RequestID(id), client: client, purpose: purpose, intents: intents, now: now))
+                perform(
+                    arbiter.accessReclaimed(RequestID(id), client: client, purpose: purpose, intents: intents, now: now)
+                )
                 return
             }
-            let deadline = timeout.map { Instant(nanoseconds: now.nanoseconds &+ min($0, UInt64.max - now.nanoseconds)) }
+            let deadline = timeout.map {
+                Instant(nanoseconds: now.nanoseconds &+ min($0, UInt64.max - now.nanoseconds))
+            }
             if graceDeadline != nil {
                 let firstAsked = now.nanoseconds - min(age, now.nanoseconds)
-                deferred.append(.request(client, RequestID(id), purpose, intents, deadline, outer, firstAsked: firstAsked))
+                deferred.append(
+                    .request(client, RequestID(id), purpose, intents, deadline, outer, firstAsked: firstAsked))
             } else {
                 perform(
                     arbiter.accessRequested(
@@ -374,7 +387,8 @@ struct HostSession {
             case .request(let client, let request, let purpose, let intents, let deadline, let outer, _):
                 perform(
                     arbiter.accessRequested(
-                        request, client: client, purpose: purpose, intents: intents, deadline: deadline, nestedIn: outer,
+                        request, client: client, purpose: purpose, intents: intents, deadline: deadline,
+                        nestedIn: outer,
                         now: now))
             case .cancel(let client, let request):
                 perform(arbiter.cancelRequested(request, from: client))
@@ -401,7 +415,8 @@ struct HostSession {
             switch action {
             case .grant(let request, let client, let paths, let reportsPresence):
                 enqueue(
-                    .grant(RequestID(request.rawValue & Self.localMask), paths: paths, reportsPresence: reportsPresence),
+                    .grant(
+                        RequestID(request.rawValue & Self.localMask), paths: paths, reportsPresence: reportsPresence),
                     to: client.rawValue)
             case .fail(let request, let client, let failure):
                 enqueue(.fail(RequestID(request.rawValue & Self.localMask), failure), to: client.rawValue)

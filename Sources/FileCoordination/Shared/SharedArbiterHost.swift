@@ -33,22 +33,32 @@ final class SharedArbiterHost: @unchecked Sendable {
         var outputStart = 0
     }
 
+    /// Where the socket, the lock and the client list live.
     private let paths: SharedArbiterPaths
+    /// The listening socket.
     private let listener: Int32
+    /// `arbiter.lock`, held exclusively for the host's life.
     private let lockDescriptor: Int32
+    /// `arbiter.clients`, rewritten whenever the session asks.
     private let clientsFile: Int32
+    /// The wake pipe's read end, polled with the sockets.
     private let wakeRead: Int32
+    /// The wake pipe's write end, for the stop signals' handler.
     private let wakeWrite: Int32
     /// Connections other than the hosting process's own, for the exit handler.
     private let foreignConnections = Atomic<Int>(0)
     /// This process, whose own connection does not keep the socket in place at exit.
     private let ownPID = getpid()
 
+    /// The protocol: everything but the I/O.
     private var session: HostSession
+    /// The open connections' sockets by slot.
     private var sockets: [UInt64: Socket] = [:]
     /// The slot of each connection's socket, to find it from `poll`'s results.
     private var descriptorSlots: [Int32: UInt64] = [:]
+    /// The descriptors of the current `poll` (reused).
     private var pollSet: [pollfd] = []
+    /// Where reads land before they are fed to the session (reused).
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
     /// What each socket took in this turn's flush, fed to the session after it (reused).
     private var written: [(slot: UInt64, count: Int)] = []
@@ -269,7 +279,8 @@ final class SharedArbiterHost: @unchecked Sendable {
             guard sockets.values[index].output.count > start else { continue }
             let count: Int
             do {
-                count = try SocketSystem.send(sockets.values[index].descriptor, sockets.values[index].output, from: start)
+                let descriptor = sockets.values[index].descriptor
+                count = try SocketSystem.send(descriptor, sockets.values[index].output, from: start)
             } catch {
                 failedWrites.append(sockets.keys[index])
                 continue
@@ -312,6 +323,7 @@ final class SharedArbiterHost: @unchecked Sendable {
 enum StopSignals {
     /// Set by the handler.
     static let received = Atomic<Bool>(false)
+    /// The write end of the host's wake pipe, for the handler.
     nonisolated(unsafe) private static var wakeDescriptor: Int32 = -1
 
     /// Installs the handler; `wake` is the write end of the host's wake pipe.

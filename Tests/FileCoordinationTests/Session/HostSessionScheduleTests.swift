@@ -10,9 +10,12 @@ import Testing
 /// simple model of what must hold.
 @Suite("Host session: random schedules against a model")
 struct HostSessionScheduleTests {
+    /// How many seeded schedules run.
     static let schedules = 1200
+    /// The random steps of each schedule, before it settles.
     static let steps = 150
 
+    /// Runs every schedule; the first that breaks an invariant is reported with its seed and trace.
     @Test func randomSchedulesKeepEveryInvariant() {
         var totals = HostSchedule.Counts()
         for index in 0..<Self.schedules {
@@ -106,8 +109,10 @@ struct HostSchedule {
 
     /// One client process's connection, as the model sees it.
     struct Client {
+        /// The process, and its coordinators' purpose (one per client, so that any two clients' writes conflict).
         let pid: Int32
         let purpose: PurposeID
+        /// Welcomed, at this version.
         var welcomed = false
         var version: UInt16 = 0
         /// Refused: its refusal is being written; nothing more may be sent to it but the rest of it.
@@ -116,7 +121,9 @@ struct HostSchedule {
         var misbehaved = false
         /// It stopped reading.
         var stalled = false
+        /// It registered a presenter or asked for access: the client list must name it.
         var declared = false
+        /// Its next own id; its requests waiting and held, the ids it ended, its presenters, the messages it owes a reply.
         var nextLocal: UInt64 = 1
         var waiting: [UInt64: Access] = [:]
         var held: [UInt64: Hold] = [:]
@@ -127,6 +134,7 @@ struct HostSchedule {
         var toReclaim: [Hold] = []
         /// It has sent `redeclared`.
         var redeclared = false
+        /// The bytes sent to it that the fake driver has not reported written.
         var unsent = 0
     }
 
@@ -138,8 +146,11 @@ struct HostSchedule {
     private var random: SplitMix64
     /// The session's output limit: a small one in some schedules, so that clients that stop reading get cut.
     private let limit: Int
+    /// The time fed with every event.
     private var now = Instant(nanoseconds: 1_000_000_000)
+    /// The session under test.
     private var session: HostSession
+    /// The open connections by slot.
     private var clients: [UInt64: Client] = [:]
     /// Slots closed and not given out again: anything fed for them must change nothing.
     private var closedSlots: Set<UInt64> = []
@@ -147,8 +158,10 @@ struct HostSchedule {
     private var predecessors: [Int32: [Hold]] = [:]
     /// Awaited processes that died, reported to the session as exited when time passes.
     private var deadAwaited: Set<Int32> = []
+    /// The model's grace period: who is awaited, until when (nil once over).
     private var awaited: Set<Int32> = []
     private var graceDeadline: Instant?
+    /// Numbers for new processes and purposes.
     private var nextPID: Int32 = 1000
     private var nextPurpose = 0
     /// The client list the session last asked to write.
@@ -156,10 +169,12 @@ struct HostSchedule {
     /// The close reasons the current event may cause, by slot.
     private var expectedCloses: [UInt64: HostSession.CloseReason] = [:]
 
+    /// The invariants broken, the events applied, and what the schedule exercised.
     private(set) var failures: [String] = []
     private(set) var trace: [String] = []
     private(set) var counts = Counts()
 
+    /// A schedule drawn from `seed`.
     init(seed: UInt64) {
         random = SplitMix64(seed: seed)
         limit = random.next(4) == 0 ? 240 : 4096
@@ -190,18 +205,23 @@ struct HostSchedule {
             awaiting: awaiting, now: now, negotiation: VersionNegotiation(supported: 2...3), maximumOutput: limit)
     }
 
+    /// True `percent` times in a hundred.
     private mutating func chance(_ percent: Int) -> Bool { random.next(100) < percent }
 
+    /// One of `values`, at random (nil if none).
     private mutating func pick<T: Comparable>(_ values: some Collection<T>) -> T? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         return sorted[random.next(sorted.count)]
     }
 
+    /// Records a broken invariant.
     private mutating func fail(_ message: String) { failures.append(message) }
 
+    /// Whether the model is in the grace period.
     private var inGrace: Bool { graceDeadline != nil }
 
+    /// Runs `steps` random steps, stopping at the first failure.
     mutating func run(steps: Int) {
         for _ in 0..<steps {
             step()
@@ -211,6 +231,7 @@ struct HostSchedule {
 
     // MARK: steps
 
+    /// One random step.
     private mutating func step() {
         // During the grace period, the predecessor's clients mostly come back and re-declare.
         if inGrace && chance(30) {
@@ -241,6 +262,7 @@ struct HostSchedule {
         }
     }
 
+    /// A connection is accepted: a new process's, or one of the predecessor's clients coming back.
     private mutating func accept() {
         let pid: Int32
         if let waiting = pick(predecessors.keys), chance(60) {
@@ -260,6 +282,7 @@ struct HostSchedule {
         clients[slot] = client
     }
 
+    /// A client not yet welcomed says hello (versions in common or not), or breaks the protocol instead.
     private mutating func hello() {
         guard let slot = pick(clients.filter { !$0.value.welcomed && !$0.value.refused }.keys) else { return }
         let offer = random.next(20)
@@ -294,6 +317,7 @@ struct HostSchedule {
         apply("hello \(frame) from \(slot)", actions)
     }
 
+    /// A client asks for access (with a timeout sometimes, asked first a while ago sometimes).
     private mutating func request() {
         guard let slot = pickActive() else { return }
         let local = takeLocal(slot)
@@ -308,9 +332,12 @@ struct HostSchedule {
             RequestID(local), purpose: clients[slot]!.purpose,
             intents: [AccessIntent(path: path, access: writes ? .writing([]) : .reading([]))], timeout: timeout,
             nestedIn: nil, reclaim: false, age: age)
-        apply("request \(local) \(writes ? "write" : "read") \(path) from \(slot)", session.frameReceived(frame, from: slot, now: now))
+        apply(
+            "request \(local) \(writes ? "write" : "read") \(path) from \(slot)",
+            session.frameReceived(frame, from: slot, now: now))
     }
 
+    /// A client ends an access it holds.
     private mutating func end() {
         guard let slot = pickActive(), let local = pick(clients[slot]!.held.keys) else { return }
         clients[slot]?.held[local] = nil
@@ -318,11 +345,15 @@ struct HostSchedule {
         apply("end \(local) of \(slot)", session.frameReceived(.accessEnded(RequestID(local)), from: slot, now: now))
     }
 
+    /// A client cancels a waiting request.
     private mutating func cancel() {
         guard let slot = pickActive(), let local = pick(clients[slot]!.waiting.keys) else { return }
-        apply("cancel \(local) of \(slot)", session.frameReceived(.cancelRequested(RequestID(local)), from: slot, now: now))
+        apply(
+            "cancel \(local) of \(slot)",
+            session.frameReceived(.cancelRequested(RequestID(local)), from: slot, now: now))
     }
 
+    /// A client registers a presenter.
     private mutating func registerPresenter() {
         guard let slot = pickActive() else { return }
         let local = takeLocal(slot)
@@ -334,6 +365,7 @@ struct HostSchedule {
         apply("register presenter \(local) of \(slot)", session.frameReceived(frame, from: slot, now: now))
     }
 
+    /// A client replies to a presenter message.
     private mutating func reply() {
         guard let slot = pickActive(), let message = pick(clients[slot]!.owedReplies) else { return }
         clients[slot]?.owedReplies.remove(message)
@@ -344,7 +376,11 @@ struct HostSchedule {
 
     /// A predecessor's client takes back one of its accesses, or, when none is left, says it re-declared all.
     private mutating func reclaimOrRedeclare() {
-        guard let slot = pick(clients.filter { $0.value.welcomed && !$0.value.misbehaved && !$0.value.redeclared && awaitedOnce($0.value.pid) }.keys)
+        guard
+            let slot = pick(
+                clients.filter {
+                    $0.value.welcomed && !$0.value.misbehaved && !$0.value.redeclared && awaitedOnce($0.value.pid)
+                }.keys)
         else { return }
         if let hold = clients[slot]!.toReclaim.first {
             clients[slot]?.toReclaim.removeFirst()
@@ -374,7 +410,9 @@ struct HostSchedule {
             endsGrace = awaited.isEmpty || graceDeadline! <= now
         }
         if endsGrace { counts.graceEndedByRedeclaring += 1 }
-        apply("redeclared from \(slot) (pid \(pid))", session.frameReceived(.redeclared, from: slot, now: now), endsGrace: endsGrace)
+        apply(
+            "redeclared from \(slot) (pid \(pid))", session.frameReceived(.redeclared, from: slot, now: now),
+            endsGrace: endsGrace)
     }
 
     /// A client process dies: its connection hangs up (mid-handshake, during the grace period, anywhere).
@@ -398,6 +436,7 @@ struct HostSchedule {
         trace.append("predecessor's client \(pid) dies unconnected")
     }
 
+    /// Time passes, from a millisecond to past the grace period.
     private mutating func timePasses() {
         now = now.advanced(byNanoseconds: [1, 10, 10, 50, 50, 100, 300, 300, 1100][random.next(9)] * 1_000_000)
         advance()
@@ -422,6 +461,7 @@ struct HostSchedule {
         apply("time \(now) exited \(exited.sorted())", actions, endsGrace: endsGrace)
     }
 
+    /// The fake driver writes some of a reading client's output.
     private mutating func drain() {
         guard let slot = pick(clients.filter { $0.value.unsent > 0 && !$0.value.stalled }.keys) else { return }
         let unsent = clients[slot]!.unsent
@@ -440,13 +480,18 @@ struct HostSchedule {
         clients[slot]?.misbehaved = true
         if kind == 4 {
             // A duplicate request id: the arbiter refuses it, at once or when the grace period replays it.
-            guard let local = pick(clients[slot]!.waiting.keys.filter { !clients[slot]!.waiting[$0]!.deferred } + clients[slot]!.held.keys) else {
+            guard
+                let local = pick(
+                    clients[slot]!.waiting.keys.filter { !clients[slot]!.waiting[$0]!.deferred }
+                        + clients[slot]!.held.keys)
+            else {
                 clients[slot]?.misbehaved = false
                 counts.violations -= 1
                 return
             }
             let frame = WireFrame.accessRequested(
-                RequestID(local), purpose: clients[slot]!.purpose, intents: [AccessIntent(path: "/z", access: .reading([]))],
+                RequestID(local), purpose: clients[slot]!.purpose,
+                intents: [AccessIntent(path: "/z", access: .reading([]))],
                 timeout: nil, nestedIn: nil, reclaim: false, age: 0)
             clients[slot]?.declared = true
             if !inGrace { expectedCloses[slot] = .protocolViolation }
@@ -458,12 +503,15 @@ struct HostSchedule {
         let actions: [HostSession.Action]
         switch kind {
         case 0:
-            actions = session.bytesReceived(chance(50) ? [1, 0, 0, 0, 0xEE] : [0xFF, 0xFF, 0xFF, 0xFF], from: slot, now: now)
+            actions = session.bytesReceived(
+                chance(50) ? [1, 0, 0, 0, 0xEE] : [0xFF, 0xFF, 0xFF, 0xFF], from: slot, now: now)
         case 1:
             actions = session.frameReceived(
-                .cancelRequested(RequestID(HostSession.localMask + 1 + UInt64(random.next(1000)))), from: slot, now: now)
+                .cancelRequested(RequestID(HostSession.localMask + 1 + UInt64(random.next(1000)))), from: slot, now: now
+            )
         case 2:
-            actions = session.frameReceived(.hello(version: 3, pid: 0, commandLine: "c", lowestVersion: 2), from: slot, now: now)
+            actions = session.frameReceived(
+                .hello(version: 3, pid: 0, commandLine: "c", lowestVersion: 2), from: slot, now: now)
         default:
             actions = session.frameReceived(.grant(RequestID(1), paths: ["/a"]), from: slot, now: now)
         }
@@ -477,29 +525,36 @@ struct HostSchedule {
         switch random.next(4) {
         case 0:
             guard let slot = pick(closedSlots) else { return }
-            let actions = session.frameReceived(.cancelRequested(RequestID(1)), from: slot, now: now)
+            let actions =
+                session.frameReceived(.cancelRequested(RequestID(1)), from: slot, now: now)
                 + session.bytesReceived([1, 0, 0, 0, 0xEE], from: slot, now: now) + session.hungUp(slot)
                 + session.outputWritten(5, to: slot)
             expect(actions, [], "late frames of closed slot \(slot)")
         case 1:
             guard let slot = pick(clients.filter { $0.value.refused }.keys) else { return }
-            let actions = session.frameReceived(.hello(version: 3, pid: 0, commandLine: "c", lowestVersion: 2), from: slot, now: now)
+            let actions = session.frameReceived(
+                .hello(version: 3, pid: 0, commandLine: "c", lowestVersion: 2), from: slot, now: now)
             expect(actions, [], "hello from refused \(slot)")
         case 2:
             guard let slot = pickActive(), let local = clients[slot]!.ended.last else { return }
-            apply("second end \(local) of \(slot)", session.frameReceived(.accessEnded(RequestID(local)), from: slot, now: now))
+            apply(
+                "second end \(local) of \(slot)",
+                session.frameReceived(.accessEnded(RequestID(local)), from: slot, now: now))
         default:
             guard let slot = pickActive(), !awaitedOnce(clients[slot]!.pid) || clients[slot]!.redeclared else { return }
             redeclared(slot)
         }
     }
 
+    /// A client of version 3 reports versions changed.
     private mutating func versionNotice() {
         guard let slot = pickActive(), clients[slot]!.version >= 3 else { return }
-        let frame = WireFrame.versionsChanged(Self.paths[random.next(Self.paths.count)], VersionNotice(.gained, version: [7]))
+        let frame = WireFrame.versionsChanged(
+            Self.paths[random.next(Self.paths.count)], VersionNotice(.gained, version: [7]))
         apply("version notice from \(slot)", session.frameReceived(frame, from: slot, now: now))
     }
 
+    /// A client stops (or starts again) reading, or asks for a snapshot.
     private mutating func stallOrSnapshot() {
         guard let slot = pickActive() else { return }
         if chance(40) || limit < 1000 || clients[slot]!.unsent > 0 {
@@ -534,12 +589,16 @@ struct HostSchedule {
                 }
                 for message in (clients[slot]?.owedReplies ?? []).sorted() {
                     clients[slot]?.owedReplies.remove(message)
-                    apply("settle: reply \(message)", session.frameReceived(.presenterReplied(message, failure: nil), from: slot, now: now))
+                    apply(
+                        "settle: reply \(message)",
+                        session.frameReceived(.presenterReplied(message, failure: nil), from: slot, now: now))
                 }
                 let held = clients[slot].map { Array($0.held.keys) } ?? []
                 for local in held.sorted() {
                     clients[slot]?.held[local] = nil
-                    apply("settle: end \(local) of \(slot)", session.frameReceived(.accessEnded(RequestID(local)), from: slot, now: now))
+                    apply(
+                        "settle: end \(local) of \(slot)",
+                        session.frameReceived(.accessEnded(RequestID(local)), from: slot, now: now))
                 }
             }
             if clients.values.allSatisfy({ $0.waiting.isEmpty && $0.owedReplies.isEmpty && $0.held.isEmpty }) { break }
@@ -552,6 +611,7 @@ struct HostSchedule {
 
     // MARK: the model
 
+    /// The client's next own id.
     private mutating func takeLocal(_ slot: UInt64) -> UInt64 {
         defer { clients[slot]?.nextLocal += 1 }
         return clients[slot]!.nextLocal
@@ -565,6 +625,7 @@ struct HostSchedule {
     /// Whether `pid` was one of the predecessor's clients (the session may await it).
     private func awaitedOnce(_ pid: Int32) -> Bool { pid >= 100 && pid < 1000 }
 
+    /// Records a failure unless `actions` are `expected`.
     private mutating func expect(_ actions: [HostSession.Action], _ expected: [HostSession.Action], _ label: String) {
         if actions != expected { fail("\(label): got \(actions), expected \(expected)") }
     }
@@ -605,12 +666,16 @@ struct HostSchedule {
                     expectedCloses[slot] == reason || (reason == .protocolViolation && client.misbehaved)
                     || (reason == .outputLimit && client.unsent > limit - Self.largestFrame)
                 if !allowed {
-                    fail("\(label): slot \(slot) closed for \(reason), expected \(String(describing: expectedCloses[slot]))")
+                    fail(
+                        "\(label): slot \(slot) closed for \(reason), expected \(String(describing: expectedCloses[slot]))"
+                    )
                 }
                 if reason == .outputLimit { counts.outputCuts += 1 }
                 if awaited.contains(client.pid) && reason != .hungUp {
                     // Its process lives on: it will connect again and re-declare.
-                    predecessors[client.pid] = client.held.values.map { Hold(path: $0.path, writes: $0.writes, counts: true) } + client.toReclaim
+                    predecessors[client.pid] =
+                        client.held.values.map { Hold(path: $0.path, writes: $0.writes, counts: true) }
+                        + client.toReclaim
                 }
             case .writeClientList(let pids):
                 clientList = pids
@@ -676,12 +741,16 @@ struct HostSchedule {
     private mutating func checkConflicts(_ label: String) {
         var holders: [ItemPath: [(slot: UInt64, writes: Bool)]] = [:]
         for (slot, client) in clients {
-            for hold in client.held.values where hold.counts { holders[hold.path, default: []].append((slot, hold.writes)) }
+            for hold in client.held.values where hold.counts {
+                holders[hold.path, default: []].append((slot, hold.writes))
+            }
         }
         for (path, list) in holders {
             for first in list.indices {
                 for second in list.indices where first < second {
-                    guard list[first].slot != list[second].slot, list[first].writes || list[second].writes else { continue }
+                    guard list[first].slot != list[second].slot, list[first].writes || list[second].writes else {
+                        continue
+                    }
                     fail("\(label): conflicting accesses to \(path) held at once: \(list)")
                     return
                 }

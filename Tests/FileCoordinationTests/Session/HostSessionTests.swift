@@ -8,14 +8,19 @@ import Testing
 struct HostSessionTests {
     typealias Action = HostSession.Action
 
+    /// The versions the sessions under test speak.
     static let versions = VersionNegotiation(supported: 2...3)
+    /// `milliseconds` after the start.
     static func at(_ milliseconds: UInt64) -> Instant { Instant(nanoseconds: 1_000_000_000 + milliseconds * 1_000_000) }
+    /// A hello offering `lowest...newest`.
     static func hello(_ newest: UInt16 = 3, lowest: UInt16? = 2) -> WireFrame {
         .hello(version: newest, pid: 0, commandLine: "test", lowestVersion: lowest)
     }
+    /// One intent on `path`.
     static func intents(_ path: String, writes: Bool = true) -> [AccessIntent] {
         [AccessIntent(path: ItemPath(path), access: writes ? .writing([]) : .reading([]))]
     }
+    /// An `accessRequested` frame.
     static func request(
         _ id: UInt64, _ path: String, writes: Bool = true, purpose: String = "p", timeout: UInt64? = nil,
         age: UInt64 = 0, reclaim: Bool = false
@@ -24,9 +29,11 @@ struct HostSessionTests {
             RequestID(id), purpose: PurposeID(purpose), intents: intents(path, writes: writes), timeout: timeout,
             nestedIn: nil, reclaim: reclaim, age: age)
     }
+    /// The action that sends the grant of `id` on `path` to `slot`.
     static func grant(_ id: UInt64, _ path: String, to slot: UInt64) -> Action {
         .send(.grant(RequestID(id), paths: [ItemPath(path)]), to: slot)
     }
+    /// The encoded size of `frame`.
     static func size(_ frame: WireFrame) -> Int { (try? WireEncoder.size(of: frame)) ?? -1 }
 
     /// Accepts a client of process `pid` and welcomes it at version 3 (or `version`); returns its slot.
@@ -83,12 +90,21 @@ struct HostSessionTests {
     func badHandshakesClose() {
         var session = HostSession(now: Self.at(0), negotiation: Self.versions)
         let first = session.connectionAccepted(pid: 10)
-        #expect(session.frameReceived(Self.request(1, "/f"), from: first, now: Self.at(0)) == [.close(first, .protocolViolation)])
+        #expect(
+            session.frameReceived(Self.request(1, "/f"), from: first, now: Self.at(0)) == [
+                .close(first, .protocolViolation)
+            ])
         let second = session.connectionAccepted(pid: 11)
         // A frame of an unknown type: length 1, type 0xFF.
-        #expect(session.bytesReceived([1, 0, 0, 0, 0xFF], from: second, now: Self.at(0)) == [.close(second, .protocolViolation)])
+        #expect(
+            session.bytesReceived([1, 0, 0, 0, 0xFF], from: second, now: Self.at(0)) == [
+                .close(second, .protocolViolation)
+            ])
         let third = session.connectionAccepted(pid: 12)
-        #expect(session.bytesReceived([0xFF, 0xFF, 0xFF, 0x7F], from: third, now: Self.at(0)) == [.close(third, .protocolViolation)])
+        #expect(
+            session.bytesReceived([0xFF, 0xFF, 0xFF, 0x7F], from: third, now: Self.at(0)) == [
+                .close(third, .protocolViolation)
+            ])
         #expect(session.openSlots.isEmpty)
     }
 
@@ -162,8 +178,10 @@ struct HostSessionTests {
         // The first client's presenter 7 hears of the second's request as presenter 7, of request 1.
         #expect(
             session.frameReceived(
-                .presenterRegistered(PresenterID(7), purpose: PurposeID("a"), path: "/g", observesUncoordinatedChanges: false),
-                from: first, now: Self.at(2)).isEmpty)
+                .presenterRegistered(
+                    PresenterID(7), purpose: PurposeID("a"), path: "/g", observesUncoordinatedChanges: false),
+                from: first, now: Self.at(2)
+            ).isEmpty)
         #expect(
             session.frameReceived(Self.request(2, "/g", purpose: "b"), from: second, now: Self.at(3))
                 == [
@@ -222,10 +240,13 @@ struct HostSessionTests {
         let new = Self.welcomed(&session, pid: 200)
         #expect(
             session.frameReceived(
-                .presenterRegistered(PresenterID(1), purpose: PurposeID("old"), path: "/p", observesUncoordinatedChanges: false),
+                .presenterRegistered(
+                    PresenterID(1), purpose: PurposeID("old"), path: "/p", observesUncoordinatedChanges: false),
                 from: old, now: Self.at(1)) == [.writeClientList([100])])
         // The predecessor's client takes back its write of /a: no grant (its accessor runs already).
-        #expect(session.frameReceived(Self.request(1, "/a", purpose: "old", reclaim: true), from: old, now: Self.at(1)).isEmpty)
+        #expect(
+            session.frameReceived(Self.request(1, "/a", purpose: "old", reclaim: true), from: old, now: Self.at(1))
+                .isEmpty)
         // New requests wait, even for free items; so do cancels.
         #expect(
             session.frameReceived(Self.request(1, "/a", purpose: "new"), from: new, now: Self.at(2))
@@ -251,7 +272,10 @@ struct HostSessionTests {
         #expect(!session.isInGracePeriod)
         #expect(session.wakeUp(after: Self.at(40)) == nil)
         // From now on requests go straight to the arbiter.
-        #expect(session.frameReceived(Self.request(3, "/c", purpose: "new"), from: new, now: Self.at(41)) == [Self.grant(3, "/c", to: new)])
+        #expect(
+            session.frameReceived(Self.request(3, "/c", purpose: "new"), from: new, now: Self.at(41)) == [
+                Self.grant(3, "/c", to: new)
+            ])
     }
 
     @Test("deferred requests are replayed in first-asked order when the last awaited client re-declares")
@@ -266,8 +290,14 @@ struct HostSessionTests {
         _ = session.frameReceived(Self.request(1, "/q", purpose: "y", age: 300_000_000), from: y, now: Self.at(500))
         _ = session.frameReceived(Self.request(1, "/q", purpose: "z", age: 100_000_000), from: z, now: Self.at(500))
         #expect(session.frameReceived(.redeclared, from: old, now: Self.at(600)) == [Self.grant(1, "/q", to: y)])
-        #expect(session.frameReceived(.accessEnded(RequestID(1)), from: y, now: Self.at(601)) == [Self.grant(1, "/q", to: z)])
-        #expect(session.frameReceived(.accessEnded(RequestID(1)), from: z, now: Self.at(602)) == [Self.grant(1, "/q", to: x)])
+        #expect(
+            session.frameReceived(.accessEnded(RequestID(1)), from: y, now: Self.at(601)) == [
+                Self.grant(1, "/q", to: z)
+            ])
+        #expect(
+            session.frameReceived(.accessEnded(RequestID(1)), from: z, now: Self.at(602)) == [
+                Self.grant(1, "/q", to: x)
+            ])
         // A second `redeclared`, after the grace period, changes nothing.
         #expect(session.frameReceived(.redeclared, from: old, now: Self.at(603)).isEmpty)
     }
@@ -302,6 +332,8 @@ struct HostSessionTests {
         let gone = Self.welcomed(&again, pid: 200)
         _ = again.frameReceived(Self.request(1, "/a"), from: gone, now: Self.at(1))
         #expect(again.hungUp(gone) == [.close(gone, .hungUp), .writeClientList([])])
+        // Not even to the next client in its slot.
+        #expect(Self.welcomed(&again, pid: 201) == gone)
         #expect(again.timePassed(now: Self.at(2000)).isEmpty)
     }
 
@@ -346,14 +378,19 @@ struct HostSessionTests {
         let waiter = Self.welcomed(&session, pid: 11)
         _ = session.frameReceived(Self.request(1, "/t", purpose: "a"), from: holder, now: Self.at(0))
         #expect(session.wakeUp(after: Self.at(0)) == nil)
-        _ = session.frameReceived(Self.request(4, "/t", purpose: "b", timeout: 50_000_000), from: waiter, now: Self.at(10))
+        _ = session.frameReceived(
+            Self.request(4, "/t", purpose: "b", timeout: 50_000_000), from: waiter, now: Self.at(10))
         #expect(session.wakeUp(after: Self.at(10)) == Self.at(60))
         #expect(session.timePassed(now: Self.at(59)).isEmpty)
         #expect(session.timePassed(now: Self.at(60)) == [.send(.fail(RequestID(4), .timedOut("/t")), to: waiter)])
         #expect(session.wakeUp(after: Self.at(60)) == nil)
         // A deadline that a grant beats is disarmed.
-        _ = session.frameReceived(Self.request(5, "/t", purpose: "b", timeout: 50_000_000), from: waiter, now: Self.at(70))
-        #expect(session.frameReceived(.accessEnded(RequestID(1)), from: holder, now: Self.at(80)) == [Self.grant(5, "/t", to: waiter)])
+        _ = session.frameReceived(
+            Self.request(5, "/t", purpose: "b", timeout: 50_000_000), from: waiter, now: Self.at(70))
+        #expect(
+            session.frameReceived(.accessEnded(RequestID(1)), from: holder, now: Self.at(80)) == [
+                Self.grant(5, "/t", to: waiter)
+            ])
         #expect(session.wakeUp(after: Self.at(80)) == nil)
         #expect(session.timePassed(now: Self.at(200)).isEmpty)
     }
@@ -366,11 +403,18 @@ struct HostSessionTests {
         let twin = Self.welcomed(&session, pid: 11)
         #expect(
             session.frameReceived(
-                .presenterRegistered(PresenterID(1), purpose: PurposeID("a"), path: nil, observesUncoordinatedChanges: false),
+                .presenterRegistered(
+                    PresenterID(1), purpose: PurposeID("a"), path: nil, observesUncoordinatedChanges: false),
                 from: declaring, now: Self.at(1)) == [.writeClientList([11])])
         // Declared once: a second declaration writes nothing; a second connection of the same process is one pid.
-        #expect(session.frameReceived(Self.request(1, "/f"), from: declaring, now: Self.at(1)) == [Self.grant(1, "/f", to: declaring)])
-        #expect(session.frameReceived(Self.request(1, "/g"), from: twin, now: Self.at(1)) == [.writeClientList([11]), Self.grant(1, "/g", to: twin)])
+        #expect(
+            session.frameReceived(Self.request(1, "/f"), from: declaring, now: Self.at(1)) == [
+                Self.grant(1, "/f", to: declaring)
+            ])
+        #expect(
+            session.frameReceived(Self.request(1, "/g"), from: twin, now: Self.at(1)) == [
+                .writeClientList([11]), Self.grant(1, "/g", to: twin),
+            ])
         #expect(session.hungUp(quiet) == [.close(quiet, .hungUp)])
         #expect(session.hungUp(declaring) == [.close(declaring, .hungUp), .writeClientList([11])])
         #expect(session.hungUp(twin) == [.close(twin, .hungUp), .writeClientList([])])
@@ -385,10 +429,12 @@ struct HostSessionTests {
         let new = Self.welcomed(&session, pid: 11, version: 3)
         for slot in [old, new] {
             _ = session.frameReceived(
-                .presenterRegistered(PresenterID(1), purpose: PurposeID("p\(slot)"), path: "/v", observesUncoordinatedChanges: false),
+                .presenterRegistered(
+                    PresenterID(1), purpose: PurposeID("p\(slot)"), path: "/v", observesUncoordinatedChanges: false),
                 from: slot, now: Self.at(1))
         }
-        let actions = session.frameReceived(.versionsChanged("/v", VersionNotice(.gained, version: [1])), from: new, now: Self.at(2))
+        let actions = session.frameReceived(
+            .versionsChanged("/v", VersionNotice(.gained, version: [1])), from: new, now: Self.at(2))
         #expect(actions.allSatisfy { if case .send(_, to: new) = $0 { true } else { false } })
         #expect(actions.count == 1)
     }
