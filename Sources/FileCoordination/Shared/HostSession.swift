@@ -62,7 +62,8 @@ struct HostSession {
         case writeClientList([Int32])
     }
 
-    /// One client's connection, as far as the protocol goes (its socket is the driver's).
+    /// One client's connection, as far as the protocol goes (its socket is the driver's; its decoder is apart,
+    /// so that a copy of this costs nothing).
     private struct Connection {
         /// The peer's process id, from the socket's credentials.
         let pid: Int32
@@ -74,8 +75,6 @@ struct HostSession {
         var declared = false
         /// Refused: its frames are ignored, and it is closed once its output is written.
         var closing = false
-        /// The bytes received and not yet decoded.
-        var decoder = WireDecoder()
         /// The bytes of the frames sent to it that the driver has not reported written.
         var unsent = 0
     }
@@ -111,6 +110,8 @@ struct HostSession {
     private var arbiter = Arbiter()
     /// The open connections by slot.
     private var connections: [UInt64: Connection] = [:]
+    /// The bytes each open connection received and did not complete into frames yet, by slot.
+    private var decoders: [UInt64: WireDecoder] = [:]
     /// Slots given out before and free again, reused last freed first.
     private var freeSlots: [UInt64] = []
     /// The next slot never given out.
@@ -146,9 +147,6 @@ struct HostSession {
 
     /// The slots of the open connections, in order (for tests and the driver's checks).
     var openSlots: [UInt64] { connections.keys.sorted() }
-
-    /// The process id of the client in `slot`, if it is open.
-    func pid(of slot: UInt64) -> Int32? { connections[slot]?.pid }
 
     /// When the driver must feed ``timePassed(now:exited:)`` next at the latest, if ever: the earliest request
     /// deadline, and during the grace period every ``graceRecheck`` (to look for awaited clients that died) until
@@ -194,18 +192,20 @@ struct HostSession {
             nextSlot += 1
         }
         connections[slot] = Connection(pid: pid)
+        decoders[slot] = WireDecoder()
         return slot
     }
 
     /// Bytes were read from the slot's socket: the frames they complete are handled in order. A malformed
     /// stream closes the connection. Bytes for a slot that is not open are ignored.
     mutating func bytesReceived(_ bytes: UnsafeRawBufferPointer, from slot: UInt64, now: Instant) -> [Action] {
-        guard connections[slot] != nil else { return [] }
-        connections[slot]?.decoder.append(bytes)
-        while connections[slot] != nil {
+        // Nil for a slot that is not open.
+        guard decoders[slot]?.append(bytes) != nil else { return [] }
+        while true {
+            // Nil too once a frame closed the connection.
             let frame: WireFrame?
             do {
-                frame = try connections[slot]?.decoder.next()
+                frame = try decoders[slot]?.next()
             } catch {
                 disconnect(slot, .protocolViolation)
                 break
@@ -237,10 +237,10 @@ struct HostSession {
     /// The slot's socket took `count` more bytes of what was sent to it. A refused client whose refusal is out
     /// is closed.
     mutating func outputWritten(_ count: Int, to slot: UInt64) -> [Action] {
-        guard let unsent = connections[slot]?.unsent else { return [] }
-        let left = unsent - min(max(count, 0), unsent)
+        guard let connection = connections[slot] else { return [] }
+        let left = connection.unsent - min(max(count, 0), connection.unsent)
         connections[slot]?.unsent = left
-        if left == 0 && connections[slot]?.closing == true { disconnect(slot, .refused) }
+        if left == 0 && connection.closing { disconnect(slot, .refused) }
         return takeActions()
     }
 
@@ -266,12 +266,9 @@ struct HostSession {
 
     /// Handles one frame of the slot's client: the handshake first, then the events it reports to the arbiter.
     private mutating func handle(_ frame: WireFrame, from slot: UInt64, now: Instant) {
-        // Scalars only: a copy of the connection would share its decoder's buffer.
-        guard let welcomed = connections[slot]?.welcomed, let agreedVersion = connections[slot]?.version,
-            let pid = connections[slot]?.pid, connections[slot]?.closing == false
-        else { return }
+        guard let connection = connections[slot], !connection.closing else { return }
         let client = ClientID(slot)
-        guard welcomed else {
+        guard connection.welcomed else {
             guard case .hello(let version, _, _, let lowestVersion) = frame else {
                 return disconnect(slot, .protocolViolation)
             }
@@ -288,7 +285,7 @@ struct HostSession {
             return
         }
         // A frame of a later version than the agreed one breaks the protocol.
-        guard VersionNegotiation.carries(frame, at: agreedVersion) else {
+        guard VersionNegotiation.carries(frame, at: connection.version) else {
             return disconnect(slot, .protocolViolation)
         }
         let high = slot << Self.localBits
@@ -353,7 +350,7 @@ struct HostSession {
             }
             enqueue(.snapshotResponse(tag: tag, snapshot), to: slot)
         case .redeclared:
-            awaitedPIDs.remove(pid)
+            awaitedPIDs.remove(connection.pid)
             updateGrace(now)
         case .hello, .welcome, .refused, .grant, .fail, .deliver, .snapshotResponse:
             disconnect(slot, .protocolViolation)
@@ -441,10 +438,8 @@ struct HostSession {
     /// snapshot too large) becomes a refusal that says so. A client whose unsent output would pass the limit is
     /// disconnected instead.
     private mutating func enqueue(_ frame: WireFrame, to slot: UInt64) {
-        guard let welcomed = connections[slot]?.welcomed, let version = connections[slot]?.version,
-            let unsent = connections[slot]?.unsent
-        else { return }
-        guard !welcomed || VersionNegotiation.carries(frame, at: version) else { return }
+        guard let connection = connections[slot] else { return }
+        guard !connection.welcomed || VersionNegotiation.carries(frame, at: connection.version) else { return }
         var frame = frame
         let size: Int
         do {
@@ -454,8 +449,8 @@ struct HostSession {
             guard let refusalSize = try? WireEncoder.size(of: frame) else { return }
             size = refusalSize
         }
-        guard unsent + size <= maximumOutput else { return disconnect(slot, .outputLimit) }
-        connections[slot]?.unsent = unsent + size
+        guard connection.unsent + size <= maximumOutput else { return disconnect(slot, .outputLimit) }
+        connections[slot]?.unsent = connection.unsent + size
         actions.append(.send(frame, to: slot))
     }
 
@@ -463,6 +458,7 @@ struct HostSession {
     /// presenters (the arbiter's actions for the others follow).
     private mutating func disconnect(_ slot: UInt64, _ reason: CloseReason) {
         guard let connection = connections.removeValue(forKey: slot) else { return }
+        decoders[slot] = nil
         actions.append(.close(slot, reason))
         freeSlots.append(slot)
         let client = ClientID(slot)

@@ -31,6 +31,11 @@ final class SharedArbiterHost: @unchecked Sendable {
         var output: [UInt8] = []
         /// The first byte of `output` not written yet.
         var outputStart = 0
+
+        /// Appends the frame's bytes to `output` (the session checked that it encodes).
+        mutating func queue(_ frame: WireFrame) {
+            try? WireEncoder.encode(frame, appendingTo: &output)
+        }
     }
 
     /// Where the socket, the lock and the client list live.
@@ -304,9 +309,7 @@ final class SharedArbiterHost: @unchecked Sendable {
         for action in actions {
             switch action {
             case .send(let frame, let slot):
-                guard sockets[slot] != nil else { continue }
-                // The session checked that the frame encodes.
-                try? WireEncoder.encode(frame, appendingTo: &sockets[slot]!.output)
+                sockets[slot]?.queue(frame)
             case .close(let slot, _):
                 guard let socket = sockets.removeValue(forKey: slot) else { continue }
                 descriptorSlots[socket.descriptor] = nil
