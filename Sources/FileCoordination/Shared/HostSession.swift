@@ -12,16 +12,16 @@ import CoordinationArbiter
 /// too large, a frame of a later protocol version than the one agreed) closes that client's connection; nothing
 /// a client sends can trap.
 ///
-/// Slots: each connection gets the lowest free number from 1 up (``connectionAccepted(pid:)``); it is the
-/// client's ``ClientID``. A slot is free again once its ``Action/close(_:_:)`` action is out, so the driver must
-/// not feed events of a closed connection after performing that action.
+/// Slots: each connection gets a number from 1 up (``connectionAccepted(pid:)``), the client's ``ClientID``. A slot
+/// is free again once its ``Action/close(_:_:)`` action is out (the last freed is given out first), so the driver
+/// must not feed events of a closed connection after performing that action.
 ///
 /// Ids: each client numbers its requests and presenters itself. The session makes them unique for the arbiter by
 /// putting the client's slot above the low ``localBits`` bits, and takes the slot off again in what it sends
 /// back; a client that sends a larger number is disconnected.
 ///
-/// Hand-over: a session made with the pids of its predecessor's clients (``init(awaiting:now:negotiation:maximumOutput:)``)
-/// is in its grace period until each of those has sent ``WireFrame/redeclared`` or was reported gone
+/// Hand-over: a session made with the pids of its predecessor's clients
+/// (``init(awaiting:now:negotiation:maximumOutput:)``) is in its grace period until each of those has sent ``WireFrame/redeclared`` or was reported gone
 /// (``timePassed(now:exited:)``), or ``gracePeriod`` passed. Meanwhile it accepts registrations and reclaimed
 /// accesses but defers new requests and cancels, so that it grants nothing that could conflict with an access
 /// still running in a client; at the end it replays them by when each request was first asked for (cancels after
