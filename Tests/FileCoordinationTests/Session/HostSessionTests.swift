@@ -371,6 +371,21 @@ struct HostSessionTests {
         #expect(session.openSlots == [reader])
     }
 
+    @Test("the bytes the session counts for a frame are the bytes the driver queues for it")
+    func countedSizeIsEncodedSize() throws {
+        let frames: [WireFrame] = [
+            .welcome(version: 3, clientID: ClientID(7)), .refused(reason: "no"),
+            .grant(RequestID(1), paths: ["/a/b", "/c"], reportsPresence: true), .fail(RequestID(2), .timedOut("/x")),
+            .deliver(
+                PresenterDelivery(
+                    client: ClientID(1), presenter: PresenterID(3), id: MessageID(4),
+                    message: .didMove("/b"), request: RequestID(5))),
+        ]
+        for frame in frames {
+            #expect(try WireEncoder.size(of: frame) == WireEncoder.encode(frame).count)
+        }
+    }
+
     @Test("a request deadline fires through the arbiter when its time comes")
     func timersFire() {
         var session = HostSession(now: Self.at(0), negotiation: Self.versions)
