@@ -130,7 +130,7 @@ extension CoordinationStatus {
 extension CoordinationStatus {
     /// A request's number within its process: the shared host keeps the client's slot in the high bits.
     fileprivate static func localNumber(_ request: RequestID) -> UInt64 {
-        request.rawValue & SharedArbiterHost.localMask
+        request.rawValue & HostSession.localMask
     }
 }
 

@@ -27,6 +27,11 @@ enum WireEncoder {
         buffer.withUnsafeMutableBytes { store(frame, into: UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
     }
 
+    /// The number of bytes ``encode(_:)`` makes of `frame`, length field included; throws as ``encode(_:)``.
+    static func size(of frame: WireFrame) throws(WireError) -> Int {
+        WireProtocol.lengthFieldSize + (try length(of: frame))
+    }
+
     /// The value of the frame's length field (type byte and payload), after checking every value.
     private static func length(of frame: WireFrame) throws(WireError) -> Int {
         var counter = WireSizeCounter(frameType: frame.type)
