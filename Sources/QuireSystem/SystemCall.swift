@@ -33,11 +33,21 @@ public enum SystemCall {
     /// that is expected to end soon is cheaper polled. Returns whether the descriptor became ready.
     @discardableResult
     public static func pollWithoutSleeping(_ descriptor: Int32, for limit: Duration) -> Bool {
+        var entries = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+        return pollWithoutSleeping(&entries, for: limit)
+    }
+
+    /// Polls `descriptors` for the events each asks for, without sleeping, yielding the processor between polls,
+    /// until one is ready or `limit` has passed (see ``pollWithoutSleeping(_:for:)-(Int32,_)``). Returns whether one
+    /// became ready; their `revents` then say which, as `poll` leaves them.
+    @discardableResult
+    public static func pollWithoutSleeping(_ descriptors: inout [pollfd], for limit: Duration) -> Bool {
         let end = ContinuousClock.now + limit
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         while ContinuousClock.now < end {
-            entry.revents = 0
-            if poll(&entry, 1, 0) != 0 { return true }
+            for index in descriptors.indices { descriptors[index].revents = 0 }
+            let ready = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), 0) }
+            if ready > 0 { return true }
+            if ready < 0 && errno != EINTR { return false }
             sched_yield()
         }
         return false
