@@ -87,6 +87,46 @@ struct ClusterOwnershipTests {
         await cluster.shutdown()
     }
 
+    @Test("a stalled owner (SIGSTOP): an edit through another node is answered once the owner stops heartbeating, not after the forward's timeout; resumed, the old owner forwards instead of changing its stale copy")
+    func stalledOwner() async throws {
+        let cluster = try await Cluster()
+        let pdf = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf")))
+        do {
+            let uploaded = try await cluster.clients[0].upload(pdf: pdf)  // node 1 owns it
+            // The survivors must have been healthy for the liveness window before they may take anything over.
+            try await Task.sleep(for: .seconds(5))  // the subject: the 5 s window, not a race
+            kill(cluster.nodes[0].process.pid, SIGSTOP)
+            let stopped = ContinuousClock.now
+            let edit = try await Self.send(
+                "PATCH", "/documents/\(uploaded.id)/metadata", node: cluster.nodes[1].url,
+                body: Data("{\"title\":\"while stalled\"}".utf8), contentType: "application/merge-patch+json")
+            let waited = ContinuousClock.now - stopped
+            kill(cluster.nodes[0].process.pid, SIGCONT)
+            #expect(edit.status == 200, "\(String(decoding: edit.body, as: UTF8.self))")
+            // Within the liveness window and a check, not the forward's 30 s timeout.
+            #expect(waited < .seconds(12), "answered after \(waited)")
+            // Node 1, resumed, no longer owns the document: an edit through it goes to the new owner, and every
+            // node shows both edits.
+            let resumed = try await eventually("node 1 answers again") {
+                try? await Self.send(
+                    "PATCH", "/documents/\(uploaded.id)/metadata", node: cluster.nodes[0].url,
+                    body: Data("{\"author\":\"after resuming\"}".utf8), contentType: "application/merge-patch+json")
+            }
+            #expect(resumed.status == 200, "\(String(decoding: resumed.body, as: UTF8.self))")
+            for (index, client) in cluster.clients.enumerated() {
+                let info = try await client.document(uploaded.id)
+                #expect(
+                    info.metadata.title == "while stalled" && info.metadata.author == "after resuming",
+                    "node \(index + 1): \(info.metadata)")
+            }
+        } catch {
+            kill(cluster.nodes[0].process.pid, SIGCONT)
+            await cluster.shutdown()
+            throw error
+        }
+        await cluster.shutdown()
+    }
+
     @Test("the owner killed with SIGKILL during a write storm: the others go on, take its documents over within seconds, and the log has no gap and no duplicate")
     func takeoverDuringWriteStorm() async throws {
         let cluster = try await Cluster()

@@ -39,10 +39,18 @@ public struct OwnerForwarder: Sendable {
     }
 
     /// The owner's answer to `request` (its body, already read, in `body`), or nil when this node answers it:
-    /// it owns the document, is not a cluster node, or the request was forwarded to it.
-    /// - Throws: ``ProblemDetails`` 503 when the owner cannot be found or does not answer.
+    /// it owns the document, or is not a cluster node.
+    ///
+    /// A forwarded request is answered here only if this node still owns the document: a node that was stalled
+    /// (stopped, or cut off from the database) for longer than the liveness window may have lost it meanwhile,
+    /// and must not change its stale copy; it answers 503 with `Retry-After`, and the sender's next try goes to
+    /// the new owner. While a forwarded request waits for its answer, the owner's liveness is checked every
+    /// second: an owner that stops heartbeating (stalled, not just slow) loses the document to this node, which
+    /// answers itself rather than wait for the forward's timeout.
+    /// - Throws: ``ProblemDetails`` 503 when the owner cannot be found or does not answer, or this node lost the
+    ///   document a forwarded request is about.
     public func answer(_ request: Request, for id: DocumentID, body: ByteBuffer? = nil) async throws -> Response? {
-        guard library.isClusterNode, request.headers[Self.forwardedBy] == nil else { return nil }
+        guard library.isClusterNode else { return nil }
         let owner: DocumentOwner
         do {
             owner = try await library.owner(of: id)
@@ -50,8 +58,27 @@ public struct OwnerForwarder: Sendable {
             throw ProblemDetails(error)
         }
         guard case .other(let node, let address) = owner else { return nil }
+        if request.headers[Self.forwardedBy] != nil {
+            throw ProblemDetails(
+                status: .serviceUnavailable,
+                detail: "document \(id.rawValue) is kept by node \(node) now, not by this one: send the request again",
+                headers: [.retryAfter: "1"])
+        }
+        let library = library
         do {
-            return try await forward(request, body: body, to: address)
+            let answer = try await withThrowingTaskGroup(of: Response?.self) { group in
+                group.addTask { try await forward(request, body: body, to: address) }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: .seconds(1))
+                        if await !library.nodeIsAlive(node) { return nil }
+                    }
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+            if let answer { return answer }
+            throw OwnerStopped()
         } catch {
             // The owner did not answer: if it is dead by now (no heartbeat within 5 s), this node takes the
             // document over and answers itself.
@@ -63,6 +90,11 @@ public struct OwnerForwarder: Sendable {
                     + "(\(error)); if that node is gone, another takes its documents over within seconds",
                 headers: [.retryAfter: "1"])
         }
+    }
+
+    /// The owner stopped heartbeating while its answer was awaited.
+    private struct OwnerStopped: Error, CustomStringConvertible {
+        var description: String { "it stopped heartbeating" }
     }
 
     /// The answer of the node at `address` to `request`, with `body`.

@@ -115,3 +115,12 @@ extension DocumentLibrary {
         return record.state == .dirty || record.state.conflictType != nil
     }
 }
+
+extension DocumentLibrary {
+    /// Whether node `id` is alive (a heartbeat within ``NodeMembership/liveness``); true when the registry cannot
+    /// be read (nothing is taken from a node on the strength of an error).
+    public func nodeIsAlive(_ id: String) async -> Bool {
+        guard let nodes = try? await membership.registry.nodes(liveness: NodeMembership.liveness) else { return true }
+        return nodes.first { $0.node.id == id }?.isLive ?? false
+    }
+}
