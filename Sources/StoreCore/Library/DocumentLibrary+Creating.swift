@@ -77,7 +77,9 @@ extension DocumentLibrary {
         } }
     }
 
-    /// Enters a document whose files are in place: opens it, records it with a `created` event, answers its info.
+    /// Enters a document whose files are in place: opens it, then records it and its `created` event in one
+    /// transaction (so the catalog never lists a document the log has no `created` event for, even when the
+    /// database goes away in between: the document is then dropped and the error thrown), and answers its info.
     private func create(
         _ id: DocumentID, files: [String], origin: DocumentRecord.Origin, password: String?
     ) async throws -> (DocumentRepresentations.Info, EntityTag) {
@@ -86,34 +88,25 @@ extension DocumentLibrary {
             let placeholder = DocumentRecord(
                 id: id, files: files, origin: origin, pageCount: 0, size: 0, etag: EntityTag(content: Data()),
                 createdAt: now, updatedAt: now)
-            try await catalog.insert(placeholder)
-            let open: OpenDocument
-            do {
-                open = try await openDocumentSilently(id, password: password)
-            } catch {
-                _ = try? await catalog.deleteDocument(id)
-                throw error
-            }
+            let (open, _) = try await load(placeholder, password: password, requireAll: true)
+            try adopt(open)
             var record = Self.updated(placeholder, from: open, files: open.files)
             record.updatedAt = now
-            guard
-                let event = try await catalog.update(
+            let recorded: StoreEvent?
+            do {
+                recorded = try await catalog.insert(
                     record, recording: StoreEvent(type: .created, documentID: id, etag: record.etag))
-            else {
-                throw StoreError.documentNotFound(id)
+            } catch {
+                forget(id)
+                throw error
             }
-            metrics.recordEvent(.created)
-            fanOut.committed(event)
+            if let recorded {
+                metrics.recordEvent(.created)
+                fanOut.committed(recorded)
+            }
             await claimNewDocument(id)
             return try await info(of: open)
         }
-    }
-
-    /// Opens a document that was just recorded, without reconciling (the placeholder record has no tag yet).
-    private func openDocumentSilently(_ id: DocumentID, password: String?) async throws -> OpenDocument {
-        let (opened, _) = try await load(try await record(id), password: password, requireAll: true)
-        try adopt(opened)
-        return opened
     }
 
     /// Checks, in a PDF worker process and within the deadline, that the file at `url` opens as a PDF (with
