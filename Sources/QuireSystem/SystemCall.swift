@@ -33,8 +33,10 @@ public enum SystemCall {
     /// that is expected to end soon is cheaper polled. Returns whether the descriptor became ready.
     @discardableResult
     public static func pollWithoutSleeping(_ descriptor: Int32, for limit: Duration) -> Bool {
-        var entries = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-        return pollWithoutSleeping(&entries, for: limit)
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return withUnsafeMutablePointer(to: &entry) {
+            pollWithoutSleeping(UnsafeMutableBufferPointer(start: $0, count: 1), for: limit)
+        }
     }
 
     /// Polls `descriptors` for the events each asks for, without sleeping, yielding the processor between polls,
@@ -42,10 +44,17 @@ public enum SystemCall {
     /// became ready; their `revents` then say which, as `poll` leaves them.
     @discardableResult
     public static func pollWithoutSleeping(_ descriptors: inout [pollfd], for limit: Duration) -> Bool {
+        descriptors.withUnsafeMutableBufferPointer { pollWithoutSleeping($0, for: limit) }
+    }
+
+    /// The loop of both forms: no allocation, as it runs on every PDF request and every coordinated access.
+    private static func pollWithoutSleeping(_ descriptors: UnsafeMutableBufferPointer<pollfd>, for limit: Duration)
+        -> Bool
+    {
         let end = ContinuousClock.now + limit
         while ContinuousClock.now < end {
             for index in descriptors.indices { descriptors[index].revents = 0 }
-            let ready = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), 0) }
+            let ready = poll(descriptors.baseAddress, nfds_t(descriptors.count), 0)
             if ready > 0 { return true }
             if ready < 0 && errno != EINTR { return false }
             sched_yield()

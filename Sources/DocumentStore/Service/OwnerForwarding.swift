@@ -16,9 +16,11 @@ import StoreCore
 /// or in conflict. Reads of the saved bytes (content, page text and images, a clean document's info) and
 /// `PUT …/content` run on the node that got them.
 ///
-/// A forwarded request carries `Quire-Forwarded-By: <node id>` and is answered by its receiver, whoever owns the
-/// document by then (no request goes round in circles). An owner that does not answer within the timeout is a 503
-/// problem with `Retry-After: 1`: once its heartbeat is 5 s old another node takes its documents over.
+/// A forwarded request carries `Quire-Forwarded-By: <node id>` and is never forwarded again (no request goes round
+/// in circles): its receiver answers it if it still owns the document, else answers 503 with `Retry-After: 1`. An
+/// owner that stops heartbeating while its answer is awaited, or does not answer, loses the document to the sender
+/// once it is dead (no heartbeat within 5 s); one that is alive but does not answer within the timeout is a 503
+/// problem with `Retry-After: 1`.
 public struct OwnerForwarder: Sendable {
     /// The header that marks a forwarded request, with the forwarding node's id.
     public static let forwardedBy = HTTPField.Name("Quire-Forwarded-By")!

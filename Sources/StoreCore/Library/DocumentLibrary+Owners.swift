@@ -39,13 +39,11 @@ extension DocumentLibrary {
         _ = owners.withLock { $0.removeValue(forKey: id) }
     }
 
-    /// Claims document `id` for this node as it is made (the node that made it owns it).
+    /// Claims document `id` for this node as it is made (the node that made it owns it: a document with no owner
+    /// goes to the first node that asks).
     func claimNewDocument(_ id: DocumentID) async {
-        guard isClusterNode else { return }
         do {
-            let owner = try await membership.registry.owner(
-                of: id, claimingFor: membership.id, liveness: NodeMembership.liveness)
-            remember(owner, of: id)
+            _ = try await owner(of: id)
         } catch {
             // It stays without an owner until a node's sweep or a request claims it.
             logger.warning("cannot claim a new document", metadata: ["document": "\(id)", "error": "\(error)"])
@@ -71,21 +69,22 @@ extension DocumentLibrary {
         }
         do {
             try await lane(id).run {
-                guard let record = try await catalog.document(id), record.state != .deleted else { return }
+                // A deleted document is not opened. Opening reconciles the record with the files (so it is read
+                // again after); what that leaves of the dead node's state is set to what the files say.
+                guard try await catalog.document(id).map({ $0.state != .deleted }) == true else { return }
                 let open = try await openDocument(id, password: nil)
                 let current = Self.state(of: open.document)
-                guard record.state == .dirty || record.state.conflictType != nil, record.state != current else {
-                    return
-                }
-                guard var updated = try await catalog.document(id) else { return }
-                if previous != nil {
+                guard var record = try await catalog.document(id),
+                    record.state == .dirty || record.state.conflictType != nil, record.state != current
+                else { return }
+                if let previous {
                     logger.warning(
                         "the unsaved edits or the conflict of a document were lost with the node that owned it",
-                        metadata: ["document": "\(id)", "from": "\(previous ?? "")", "state": "\(record.state.name)"])
+                        metadata: ["document": "\(id)", "from": "\(previous)", "state": "\(record.state.name)"])
                 }
-                updated.state = current
+                record.state = current
                 open.invalidateInfo()
-                _ = try await catalog.update(updated)
+                _ = try await catalog.update(record)
             }
         } catch {
             // An encrypted document opens with its password only: its next request opens it.
@@ -98,9 +97,7 @@ extension DocumentLibrary {
         let kept: DocumentOwner = if case .this = owner { .this(takenOverFrom: nil) } else { owner }
         owners.withLock { $0[id] = (kept, until) }
     }
-}
 
-extension DocumentLibrary {
     /// Whether document `id`'s info is its owner's to give: in a cluster, when another node holds it dirty or in
     /// conflict (its unsaved edits, or its conflict, are in that node's memory). What this node cached says, else
     /// the catalog.
@@ -114,9 +111,7 @@ extension DocumentLibrary {
         guard let record = try await catalog.document(id) else { return false }
         return record.state == .dirty || record.state.conflictType != nil
     }
-}
 
-extension DocumentLibrary {
     /// Whether node `id` is alive (a heartbeat within ``NodeMembership/liveness``); true when the registry cannot
     /// be read (nothing is taken from a node on the strength of an error).
     public func nodeIsAlive(_ id: String) async -> Bool {
