@@ -3,7 +3,7 @@
 //   2. a write in process B → presentedItemDidChange in this process (from B's call to our callback);
 //   3. 4 processes × 10,000 coordinated writes on one file: grants per second in total;
 //   4. an uncoordinated append → presentedItemDidChange (debounce 20 ms).
-// Run: cd Benchmarks && swift run -c release CrossProcessLatency [rounds]
+// Run: cd Benchmarks && swift run -c release CrossProcessLatency [rounds]   (STORM_PROCESSES=N writers in part 3; STORM_ONLY=1 runs part 3 alone)
 import FileCoordination
 import Foundation
 import SocketFloor
@@ -140,11 +140,13 @@ func socketFloor(spinning: Bool = false) -> UInt64 {
     precondition(result == 0)
     return samples.sorted()[samples.count / 2]
 }
-let floorBefore = socketFloor()
-let spinningFloorBefore = socketFloor(spinning: true)
+// STORM_ONLY=1 runs part 3 alone (for profiling it).
+let stormOnly = ProcessInfo.processInfo.environment["STORM_ONLY"] == "1"
+let floorBefore = stormOnly ? 0 : socketFloor()
+let spinningFloorBefore = stormOnly ? 0 : socketFloor(spinning: true)
 
 // 1. Uncontended write, client → host in another process.
-do {
+if !stormOnly {
     let coordinator = FileCoordinator()
     for _ in 0..<1_000 { try coordinator.coordinate(writingItemAt: file) { _ in } }
     var samples: [UInt64] = []
@@ -167,7 +169,7 @@ do {
 }
 
 // 2. Write in B → presentedItemDidChange here.
-do {
+if !stormOnly {
     let changes = DispatchSemaphore(value: 0)
     let last = Mutex(UInt64(0))
     let presenter = TimingPresenter(url: file, observes: false) { time in
@@ -183,7 +185,8 @@ do {
         writer.send("")
         let started = UInt64(writer.line())!
         changes.wait()
-        if index >= 50 { samples.append(last.withLock { $0 } - started) }
+        // The first rounds (at most 50, a quarter of a short run) warm up and are not counted.
+        if index >= min(50, rounds / 8) { samples.append(last.withLock { $0 } - started) }
     }
     FileCoordinator.removeFilePresenter(presenter)
     say(String(format: "write in process B → presentedItemDidChange in A: median %.1f µs (target ≤ 150)", median(samples)))
@@ -203,7 +206,7 @@ do {
 }
 
 // 4. Uncoordinated change → presenter callback.
-do {
+if !stormOnly {
     let changes = DispatchSemaphore(value: 0)
     let last = Mutex(UInt64(0))
     let presenter = TimingPresenter(url: file, observes: true) { time in
