@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import Logging
 
 /// How a ``CoordinationDomain`` coordinates: where (this process or every process of the user, and through
@@ -34,15 +35,30 @@ public struct CoordinationConfiguration: Sendable {
         self.logger = logger
     }
 
+    /// The shared arbiter's default directory when none is configured: `$XDG_RUNTIME_DIR/quire` if this process's
+    /// environment has `XDG_RUNTIME_DIR`, else `/tmp/quire-<uid>`.
+    public static func defaultDirectory() -> URL {
+        defaultDirectory(lookup: ProcessEnvironment.value)
+    }
+
     /// The shared arbiter's default directory when none is configured: `$XDG_RUNTIME_DIR/quire` if
     /// `environment` has `XDG_RUNTIME_DIR`, else `/tmp/quire-<uid>`.
-    public static func defaultDirectory(
-        _ environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> URL {
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+    public static func defaultDirectory(_ environment: [String: String]) -> URL {
+        defaultDirectory { environment[$0] }
+    }
+
+    private static func defaultDirectory(lookup: (String) -> String?) -> URL {
+        if let runtime = lookup("XDG_RUNTIME_DIR"), !runtime.isEmpty {
             return URL(fileURLWithPath: runtime, isDirectory: true).appendingPathComponent("quire")
         }
         return URL(fileURLWithPath: "/tmp/quire-\(SocketSystem.userID)", isDirectory: true)
+    }
+
+    /// The configuration this process's environment describes (see ``fromEnvironment(_:)``), its variables read
+    /// one by one rather than through a copy of the whole environment.
+    /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` for a scope other than `user` or `process`.
+    public static func fromEnvironment() throws(FileCoordinationError) -> CoordinationConfiguration {
+        try fromEnvironment(lookup: ProcessEnvironment.value)
     }
 
     /// The configuration `environment` describes: `QUIRE_COORDINATION_SCOPE` (`user` or `process`, default
@@ -50,20 +66,26 @@ public struct CoordinationConfiguration: Sendable {
     /// 20), and a logger that writes warnings to standard error unless `QUIRE_COORDINATION_QUIET` is set.
     /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` for a scope other than `user` or `process`.
     public static func fromEnvironment(
-        _ environment: [String: String] = ProcessInfo.processInfo.environment
+        _ environment: [String: String]
     ) throws(FileCoordinationError) -> CoordinationConfiguration {
-        let value = environment["QUIRE_COORDINATION_SCOPE"] ?? ""
+        try fromEnvironment { environment[$0] }
+    }
+
+    private static func fromEnvironment(
+        lookup: (String) -> String?
+    ) throws(FileCoordinationError) -> CoordinationConfiguration {
+        let value = lookup("QUIRE_COORDINATION_SCOPE") ?? ""
         guard let scope = value.isEmpty ? .user : CoordinationService.Scope(rawValue: value) else {
             throw .arbiterUnavailable("QUIRE_COORDINATION_SCOPE must be 'user' or 'process', not '\(value)'")
         }
-        var directory = defaultDirectory(environment)
-        if let configured = environment["QUIRE_COORDINATION_DIR"], !configured.isEmpty {
+        var directory = defaultDirectory(lookup: lookup)
+        if let configured = lookup("QUIRE_COORDINATION_DIR"), !configured.isEmpty {
             directory = URL(fileURLWithPath: configured, isDirectory: true)
         }
-        let debounce = environment["QUIRE_WATCH_DEBOUNCE_MS"].flatMap { Int($0) }.map { Duration.milliseconds($0) }
+        let debounce = lookup("QUIRE_WATCH_DEBOUNCE_MS").flatMap { Int($0) }.map { Duration.milliseconds($0) }
         return CoordinationConfiguration(
             scope: scope, directory: directory, uncoordinatedChangeDebounce: debounce ?? .milliseconds(20),
-            logger: standardErrorLogger(quiet: environment["QUIRE_COORDINATION_QUIET"] != nil))
+            logger: standardErrorLogger(quiet: lookup("QUIRE_COORDINATION_QUIET") != nil))
     }
 
     /// A logger that writes warnings and worse to standard error (what the library did before it took a

@@ -1,5 +1,6 @@
 import CoordinationArbiter
 import Foundation
+import QuireSystem
 import Synchronization
 
 /// Coordinates reading and writing of files and directories with other coordinators and with file presenters,
@@ -151,7 +152,7 @@ public final class FileCoordinator: @unchecked Sendable {
     }
     private static let packageExtensions = Mutex<Set<String>>(
         Set(
-            (ProcessInfo.processInfo.environment["QUIRE_PACKAGE_EXTENSIONS"] ?? "")
+            (ProcessEnvironment.value("QUIRE_PACKAGE_EXTENSIONS") ?? "")
                 .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
                 .filter { !$0.isEmpty }))
 

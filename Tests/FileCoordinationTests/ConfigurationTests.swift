@@ -74,6 +74,18 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("this process's configuration, read variable by variable, is the one its whole environment describes")
+    func fromProcessEnvironment() throws {
+        let read = try CoordinationConfiguration.fromEnvironment()
+        let copied = try CoordinationConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+        #expect(read.scope == copied.scope)
+        #expect(read.directory == copied.directory)
+        #expect(read.uncoordinatedChangeDebounce == copied.uncoordinatedChangeDebounce)
+        #expect(
+            CoordinationConfiguration.defaultDirectory()
+                == CoordinationConfiguration.defaultDirectory(ProcessInfo.processInfo.environment))
+    }
+
     @Test("the default domain cannot be configured once it is in use")
     func configuringTooLateIsRefused() throws {
         _ = CoordinationDomain.default

@@ -7,6 +7,16 @@ import Glibc
 
 @Suite("The system-call layer")
 struct SystemCallTests {
+    @Test("a variable of the process environment is read by name; an unset one is nil and left out")
+    func processEnvironment() {
+        let path = ProcessEnvironment.value("PATH")
+        #expect(path != nil)
+        #expect(path == getenv("PATH").map { String(cString: $0) })
+        let unset = "QUIRE_TEST_UNSET_\(getpid())"
+        #expect(ProcessEnvironment.value(unset) == nil)
+        #expect(ProcessEnvironment.values(["PATH", unset]) == ["PATH": path!])
+    }
+
     @Test("retryingOnInterrupt retries EINTR and returns the call's value")
     func retriesInterruptedCalls() throws {
         var attempts = 0

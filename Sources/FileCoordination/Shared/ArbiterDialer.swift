@@ -98,7 +98,7 @@ enum ArbiterDialer {
         _ descriptor: Int32, _ decoder: inout WireDecoder,
         _ accept: (WireFrame) throws(ConnectionFailure) -> Value?
     ) throws(ConnectionFailure) -> Value {
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        let chunk = ReadBuffer()
         while true {
             do {
                 while let frame = try decoder.next() {
@@ -111,12 +111,12 @@ enum ArbiterDialer {
             }
             let count: Int?
             do {
-                count = try SocketSystem.read(descriptor, into: &chunk)
+                count = try SocketSystem.read(descriptor, into: chunk.bytes)
             } catch {
                 throw .retry("reading from the shared arbiter failed: \(error)")
             }
             guard let count, count > 0 else { throw .retry("the shared arbiter closed the connection") }
-            chunk.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            decoder.append(UnsafeRawBufferPointer(rebasing: chunk.bytes[0..<count]))
         }
     }
 }

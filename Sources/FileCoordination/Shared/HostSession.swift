@@ -166,7 +166,13 @@ struct HostSession {
 
     /// The client list file's contents for `pids`: one decimal pid a line.
     static func clientListContents(_ pids: [Int32]) -> String {
-        pids.map { "\($0)\n" }.joined()
+        // A loop rather than `joined()`, whose generic witness lookup costs a hosting `quire` 1 % of its run.
+        var contents = ""
+        for pid in pids {
+            contents += String(pid)
+            contents += "\n"
+        }
+        return contents
     }
 
     /// The pids of a client list file's contents; lines that are not a pid are skipped.

@@ -49,7 +49,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         /// The attempt whose stream `decoder` holds the rest of.
         var attempt: UInt64 = 0
         var decoder = WireDecoder()
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        let chunk = ReadBuffer()
     }
 
     /// What to do once the lock is released.
@@ -391,9 +391,9 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             count =
                 try waiting
                 ? SocketSystem.receiveWaiting(
-                    socket.descriptor, into: &buffers.chunk, milliseconds: Self.leaderPatience,
+                    socket.descriptor, into: buffers.chunk.bytes, milliseconds: Self.leaderPatience,
                     spinning: Self.leaderSpin)
-                : SocketSystem.receiveWithoutWaiting(socket.descriptor, into: &buffers.chunk)
+                : SocketSystem.receiveWithoutWaiting(socket.descriptor, into: buffers.chunk.bytes)
         } catch {
             lost(socket.attempt, "reading from the shared arbiter failed: \(error)")
             return
@@ -403,7 +403,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             lost(socket.attempt, "the shared arbiter closed the connection")
             return
         }
-        buffers.chunk.withUnsafeBytes { buffers.decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        buffers.decoder.append(UnsafeRawBufferPointer(rebasing: buffers.chunk.bytes[0..<count]))
         while true {
             let frame: WireFrame?
             do {

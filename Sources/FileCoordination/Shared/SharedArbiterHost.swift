@@ -64,7 +64,7 @@ final class SharedArbiterHost: @unchecked Sendable {
     /// The descriptors of the current `poll` (reused).
     private var pollSet: [pollfd] = []
     /// Where reads land before they are fed to the session (reused).
-    private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
+    private let readBuffer = ReadBuffer()
     /// What each socket took in this turn's flush, fed to the session after it (reused).
     private var written: [(slot: UInt64, count: Int)] = []
     /// The sockets that failed in this turn's flush (reused).
@@ -266,19 +266,18 @@ final class SharedArbiterHost: @unchecked Sendable {
         while true {
             let count: Int?
             do {
-                count = try SocketSystem.read(descriptor, into: &readBuffer)
+                count = try SocketSystem.read(descriptor, into: readBuffer.bytes)
             } catch {
                 return perform(session.hungUp(slot))
             }
             guard let count else { return }
             if count == 0 { return perform(session.hungUp(slot)) }
             let now = SystemInterface.now()
-            let actions = readBuffer.withUnsafeBytes { raw in
-                session.bytesReceived(UnsafeRawBufferPointer(rebasing: raw[0..<count]), from: slot, now: now)
-            }
+            let actions = session.bytesReceived(
+                UnsafeRawBufferPointer(rebasing: readBuffer.bytes[0..<count]), from: slot, now: now)
             perform(actions)
             // The session may have closed it.
-            guard sockets[slot]?.descriptor == descriptor, count == readBuffer.count else { return }
+            guard sockets[slot]?.descriptor == descriptor, count == readBuffer.bytes.count else { return }
         }
     }
 

@@ -5,19 +5,29 @@ import Foundation
 struct SharedArbiterPaths: Sendable {
     /// The directory (mode 0700, owned by the user).
     let directory: URL
-
+    /// The directory's path.
+    let directoryPath: String
     /// The arbiter's Unix socket (mode 0600).
-    var socket: String { directory.appendingPathComponent("arbiter.sock").path }
+    let socket: String
     /// The lock file: whoever holds an exclusive `flock` on it hosts the arbiter; it contains the host's pid.
-    var lock: String { directory.appendingPathComponent("arbiter.lock").path }
+    let lock: String
     /// The pids of the host's clients, one per line, for the next host's grace period.
-    var clients: String { directory.appendingPathComponent("arbiter.clients").path }
+    let clients: String
+
+    /// The paths in `directory`, worked out once (each `URL` operation costs a command's start-up a little).
+    init(directory: URL) {
+        self.directory = directory
+        directoryPath = directory.path
+        socket = directory.appendingPathComponent("arbiter.sock").path
+        lock = directory.appendingPathComponent("arbiter.lock").path
+        clients = directory.appendingPathComponent("arbiter.clients").path
+    }
 
     /// Creates the directory (0700) if it is missing, then checks that it is a real directory (not a symlink)
     /// owned by this user and closed to everyone else.
     /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` naming the path and the fix.
     func prepareDirectory() throws(FileCoordinationError) {
-        let path = directory.path
+        let path = directoryPath
         do {
             try SocketSystem.makeDirectory(path)
         } catch {
@@ -29,7 +39,7 @@ struct SharedArbiterPaths: Sendable {
     /// Checks, without creating anything, that the directory is safe to use (see ``prepareDirectory()``).
     /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)``.
     func checkDirectory() throws(FileCoordinationError) {
-        let path = directory.path
+        let path = directoryPath
         let status: (isDirectory: Bool, isSocket: Bool, owner: UInt32, mode: UInt32)
         do {
             status = try SocketSystem.status(of: path)
