@@ -8,8 +8,11 @@
 //   storm PATH --count N --marker M
 //   host
 //   pace PATH [--accesses N]     N async writes (default 8) beside a 10 ms timer task: the timer's longest gap
+//   descriptors PATH             the descriptors a child finds open: before, while coordinating and watching, after
+//                                (a line on stdin once the presenter heard the write, another to end)
 import FileCoordination
 import Foundation
+import QuireSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -97,6 +100,39 @@ final class ProbePresenter: FilePresenter, @unchecked Sendable {
 
     func presentedItemDidMove(to newURL: URL) { say("presentedItemDidMove \(newURL.path)") }
     func presentedItemDidChange() { say("presentedItemDidChange") }
+}
+
+/// The descriptors `/bin/sh -c 'ls /proc/self/fd'` finds open (its own directory's one among them), started with
+/// `posix_spawn` and no file action but its standard output, as a child of this process: "3 4 5", sorted.
+func descriptorsOfChild() -> String {
+    guard let (read, write) = try? SystemCall.makePipe() else { return "error: no pipe" }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, write, 1)
+    let command: [String] = ["/bin/sh", "-c", "ls /proc/self/fd"]
+    var argv = command.map { strdup($0) }
+    argv.append(nil)
+    defer { for argument in argv { free(argument) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ)
+    SystemCall.close(write)
+    defer { SystemCall.close(read) }
+    guard spawned == 0 else { return "error: posix_spawn \(spawned)" }
+    var output: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { raw in
+            (try? SystemCall.retryingOnInterrupt("read") { Glibc.read(read, raw.baseAddress, raw.count) }) ?? 0
+        }
+        if count <= 0 { break }
+        output += chunk[0..<count]
+    }
+    var status: Int32 = 0
+    _ = try? SystemCall.retryingOnInterrupt("waitpid") { waitpid(pid, &status, 0) }
+    guard status == 0 else { return "error: ls exited with \(status)" }
+    return String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Int32($0) }
+        .sorted().map(String.init).joined(separator: " ")
 }
 
 let command = arguments.isEmpty ? "" : arguments.removeFirst()
@@ -244,6 +280,28 @@ case "pace":
         finished.signal()
     }
     finished.wait()
+
+case "descriptors":
+    // In a process of its own, so that no other test's descriptors come and go meanwhile: the descriptors a
+    // child started with posix_spawn finds open, before the library does anything, while a presenter watches
+    // PATH for uncoordinated changes and a coordinated write runs, and after.
+    let url = URL(fileURLWithPath: arguments[0])
+    say("baseline \(descriptorsOfChild())")
+    let presenter = ProbePresenter(url: url, observes: true, silent: false, saveText: nil, accommodateMarker: nil)
+    FileCoordinator.addFilePresenter(presenter)
+    // An uncoordinated write reaches the presenter only once the inotify watcher (its instance and wake pipe) runs:
+    // the test sends a line when it has seen the presenter hear it.
+    do {
+        try Data("two".utf8).write(to: url)
+        _ = readLine()
+        let during = try FileCoordinator().coordinate(writingItemAt: url) { _ in descriptorsOfChild() }
+        say("coordinating \(during)")
+    } catch {
+        exitReporting(error)
+    }
+    say("after \(descriptorsOfChild())")
+    _ = readLine()
+    FileCoordinator.removeFilePresenter(presenter)
 
 case "host":
     do {
