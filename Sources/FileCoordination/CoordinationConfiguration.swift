@@ -1,6 +1,6 @@
 import Foundation
-import QuireSystem
 import Logging
+import QuireSystem
 
 /// How a ``CoordinationDomain`` coordinates: where (this process or every process of the user, and through
 /// which directory), how long uncoordinated changes are debounced, and where trouble is logged.

@@ -13,13 +13,4 @@ public enum ProcessEnvironment {
     public static func value(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
-
-    /// The variables among `names` that are set, by name.
-    public static func values(_ names: [String]) -> [String: String] {
-        var values: [String: String] = [:]
-        for name in names {
-            if let value = value(name) { values[name] = value }
-        }
-        return values
-    }
 }

@@ -75,7 +75,8 @@ enum SocketSystem {
             }
         }
         var status = stat()
-        guard fstat(descriptor, &status) != 0 || Int(status.st_size) > bytes.count else { return }
+        let measured = (try? SystemCall.retryingOnInterrupt("fstat") { fstat(descriptor, &status) }) != nil
+        guard !measured || Int(status.st_size) > bytes.count else { return }
         _ = try? SystemCall.retryingOnInterrupt("ftruncate") { ftruncate(descriptor, off_t(bytes.count)) }
     }
 
