@@ -125,9 +125,7 @@ struct UploadSnapshots: Sendable {
 
     /// A new directory with mode 0700 under `$TMPDIR` (or /tmp).
     private static func makePrivateDirectory() throws -> String {
-        var base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-        if base.isEmpty { base = "/tmp" }
-        while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
+        let base = ProcessEnvironment.temporaryDirectory
         var template = Array((base + "/quire-upload-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else {

@@ -15,7 +15,7 @@ struct TemporaryFile {
 
     /// Creates the file in `$TMPDIR` (default `/tmp`).
     init() throws(PDFError) {
-        let directory = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        let directory = ProcessEnvironment.temporaryDirectory
         do throws(SystemCallError) {
             (descriptor, path) = try SystemCall.makeTemporaryFile(template: directory + "/quire-save-XXXXXX")
         } catch {

@@ -13,4 +13,15 @@ public enum ProcessEnvironment {
     public static func value(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
+
+    /// The directory for temporary files: `$TMPDIR` (see ``temporaryDirectory(tmpdir:)``).
+    public static var temporaryDirectory: String { temporaryDirectory(tmpdir: value("TMPDIR")) }
+
+    /// The directory for temporary files given the value of `TMPDIR`: that value without trailing slashes, or `/tmp`
+    /// when it is unset or empty (an empty `TMPDIR` must not put files at the root).
+    public static func temporaryDirectory(tmpdir: String?) -> String {
+        guard var directory = tmpdir, !directory.isEmpty else { return "/tmp" }
+        while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
+        return directory
+    }
 }

@@ -15,6 +15,15 @@ struct SystemCallTests {
         #expect(ProcessEnvironment.value("QUIRE_TEST_UNSET_\(getpid())") == nil)
     }
 
+    @Test("the temporary directory is TMPDIR without trailing slashes, or /tmp when it is unset or empty")
+    func temporaryDirectory() {
+        #expect(ProcessEnvironment.temporaryDirectory(tmpdir: nil) == "/tmp")
+        #expect(ProcessEnvironment.temporaryDirectory(tmpdir: "") == "/tmp")
+        #expect(ProcessEnvironment.temporaryDirectory(tmpdir: "/var/tmp//") == "/var/tmp")
+        #expect(ProcessEnvironment.temporaryDirectory(tmpdir: "/") == "/")
+        #expect(ProcessEnvironment.temporaryDirectory(tmpdir: "/scratch") == "/scratch")
+    }
+
     @Test("retryingOnInterrupt retries EINTR and returns the call's value")
     func retriesInterruptedCalls() throws {
         var attempts = 0

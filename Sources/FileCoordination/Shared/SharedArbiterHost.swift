@@ -130,7 +130,7 @@ final class SharedArbiterHost: @unchecked Sendable {
         guard let lock else {
             let holder = (SocketSystem.readSmallFile(paths.lock) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
             throw .arbiterUnavailable(
-                "the shared arbiter in \(paths.directory.path) is already hosted by pid \(holder.isEmpty ? "?" : holder)")
+                "the shared arbiter in \(paths.directoryPath) is already hosted by pid \(holder.isEmpty ? "?" : holder)")
         }
         let host = try SharedArbiterHost(paths: paths, lockDescriptor: lock)
         current.withLock { $0.append(host) }

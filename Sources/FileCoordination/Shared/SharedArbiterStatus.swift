@@ -12,11 +12,11 @@ enum SharedArbiterStatus {
         -> CoordinationStatus
     {
         if let endpoint = client?.existingEndpoint as? SharedArbiterConnection,
-            endpoint.paths.directory.path == paths.directory.path, let snapshot = try? endpoint.snapshot()
+            endpoint.paths.directoryPath == paths.directoryPath, let snapshot = try? endpoint.snapshot()
         {
             return CoordinationStatus(scope: "user", hostPID: hostPID(paths), snapshot: snapshot, now: SystemInterface.now())
         }
-        if (try? SocketSystem.status(of: paths.directory.path)) == nil || (try? SocketSystem.status(of: paths.socket)) == nil {
+        if (try? SocketSystem.status(of: paths.directoryPath)) == nil || (try? SocketSystem.status(of: paths.socket)) == nil {
             return CoordinationStatus(scope: "user", hostPID: nil, presenters: [], claims: [])
         }
         try paths.checkDirectory()

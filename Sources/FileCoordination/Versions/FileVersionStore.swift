@@ -1,5 +1,6 @@
 import CoordinationArbiter
 import Foundation
+import QuireSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -32,14 +33,13 @@ public struct FileVersionStore: Sendable, Hashable {
 
     /// `QUIRE_VERSIONS_DIR` if set, else `$XDG_DATA_HOME/quire/versions`, else `~/.local/share/quire/versions`.
     public static var standardDirectory: URL {
-        let environment = ProcessInfo.processInfo.environment
-        if let explicit = environment["QUIRE_VERSIONS_DIR"], !explicit.isEmpty {
+        if let explicit = ProcessEnvironment.value("QUIRE_VERSIONS_DIR"), !explicit.isEmpty {
             return URL(fileURLWithPath: explicit, isDirectory: true)
         }
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+        if let data = ProcessEnvironment.value("XDG_DATA_HOME"), data.hasPrefix("/") {
             return URL(fileURLWithPath: data, isDirectory: true).appendingPathComponent("quire/versions")
         }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        let home = ProcessEnvironment.value("HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
         return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share/quire/versions")
     }
 

@@ -1,4 +1,5 @@
 import CoordinationArbiter
+import QuireSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -20,7 +21,7 @@ struct VersionNegotiation: Equatable, Sendable {
     static let current: VersionNegotiation = {
         let all = WireProtocol.oldestVersion...WireProtocol.version
         #if DEBUG
-            if let value = getenv("QUIRE_TEST_PROTOCOL_VERSIONS").map({ String(cString: $0) }) {
+            if let value = ProcessEnvironment.value("QUIRE_TEST_PROTOCOL_VERSIONS") {
                 let bounds = value.split(separator: "-").compactMap { UInt16($0) }
                 if let low = bounds.first, let high = bounds.last, low <= high, all.contains(low), all.contains(high) {
                     return VersionNegotiation(supported: low...high)
