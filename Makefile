@@ -41,10 +41,9 @@ build: deps
 
 # Three executables: quire, and its helpers quire-pdf (the PDF commands) and quire-store (serve, status, resolve,
 # events); both must be installed next to quire.
+# With the flags they ship with (scripts/release-build.sh says which and why).
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product quire
-	$(SWIFT) build -c release --static-swift-stdlib --product quire-pdf
-	$(SWIFT) build -c release --static-swift-stdlib --product quire-store
+	SWIFT=$(SWIFT) scripts/release-build.sh quire quire-pdf quire-store
 
 # The main job: the document-store service on the embedded default (config/quire.json: 127.0.0.1:8080, store in
 # ./.quire-data), until Ctrl-C. `build` builds every product, so quire-store sits next to quire.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start-up cost of coordinated access from the shell: `quire exec --write F -- true` against `flock F true`,
-# side by side in one hyperfine run (-N, --warmup 20), release build with the Swift stdlib linked statically.
+# side by side in one hyperfine run (-N, --warmup 20), release build with the shipped flags (scripts/release-build.sh).
 #
 #   Benchmarks/compare-coordination.sh            # or: make compare-coordination
 #
@@ -36,9 +36,9 @@ command -v python3 >/dev/null || { echo "compare-coordination.sh: python3 is nee
 if [ -n "${QUIRE_BIN:-}" ]; then
     quire="$QUIRE_BIN"
 else
-    say "building quire (release, --static-swift-stdlib, scratch path .build-release)"
-    (cd "$repo" && swift build -c release --static-swift-stdlib --product quire --scratch-path .build-release)
-    quire="$(cd "$repo" && swift build -c release --static-swift-stdlib --scratch-path .build-release --show-bin-path)/quire"
+    say "building quire (release, the shipped flags of scripts/release-build.sh, scratch path .build-release)"
+    "$repo/scripts/release-build.sh" --scratch-path "$repo/.build-release" quire
+    quire="$("$repo/scripts/release-build.sh" --scratch-path "$repo/.build-release" --show-bin-path)/quire"
 fi
 [ -x "$quire" ] || { echo "compare-coordination.sh: no quire binary at $quire" >&2; exit 1; }
 if ldd "$quire" | grep -Eq 'poppler|cairo|glib|gio'; then

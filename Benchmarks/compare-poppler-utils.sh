@@ -54,12 +54,10 @@ command -v python3 >/dev/null || { echo "compare-poppler-utils.sh: python3 is ne
 if [ -n "${QUIRE_BIN:-}" ]; then
     quire="$QUIRE_BIN"
 else
-    say "building quire (release, --static-swift-stdlib, scratch path .build-release)"
+    say "building quire (release, the shipped flags of scripts/release-build.sh, scratch path .build-release)"
     # quire runs the PDF commands through the quire-pdf helper next to it: build both.
-    for product in quire quire-pdf; do
-        (cd "$repo" && swift build -c release --static-swift-stdlib --product "$product" --scratch-path .build-release)
-    done
-    quire="$(cd "$repo" && swift build -c release --static-swift-stdlib --scratch-path .build-release --show-bin-path)/quire"
+    "$repo/scripts/release-build.sh" --scratch-path "$repo/.build-release" quire quire-pdf
+    quire="$("$repo/scripts/release-build.sh" --scratch-path "$repo/.build-release" --show-bin-path)/quire"
 fi
 [ -x "$quire" ] || { echo "compare-poppler-utils.sh: no quire binary at $quire" >&2; exit 1; }
 
