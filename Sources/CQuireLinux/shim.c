@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,4 +220,11 @@ int CQuire_spawnResetSignals(posix_spawnattr_t *attributes) {
     if (posix_spawnattr_setsigmask(attributes, &empty) != 0) return -1;
     if (posix_spawnattr_setsigdefault(attributes, &all) != 0) return -1;
     return posix_spawnattr_setflags(attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+}
+
+int CQuire_nameThisThread(const char *name) {
+    char cut[16];
+    strncpy(cut, name, sizeof cut - 1);
+    cut[sizeof cut - 1] = 0;
+    return pthread_setname_np(pthread_self(), cut);
 }

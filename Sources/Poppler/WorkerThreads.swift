@@ -1,3 +1,5 @@
+import QuireSystem
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,15 +15,6 @@ enum WorkerThreads {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 
-    private final class Job: @unchecked Sendable {
-        let index: Int
-        let body: @Sendable (Int) -> Void
-        init(index: Int, body: @escaping @Sendable (Int) -> Void) {
-            self.index = index
-            self.body = body
-        }
-    }
-
     /// Calls `body(i)` for every `i` in `0..<count`, each on its own thread, and returns when all have returned.
     /// If a thread cannot be started, its share runs on the calling thread afterwards.
     static func run(count: Int, _ body: @escaping @Sendable (Int) -> Void) {
@@ -32,22 +25,14 @@ enum WorkerThreads {
         var threads: [pthread_t] = []
         var notStarted: [Int] = []
         for index in 1..<count {
-            let job = Unmanaged.passRetained(Job(index: index, body: body))
-            var thread = pthread_t()
-            let status = pthread_create(&thread, nil, { raw in
-                let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
-                job.body(job.index)
-                return nil
-            }, job.toOpaque())
-            if status == 0 {
-                threads.append(thread)
-            } else {
-                job.release()
+            do {
+                threads.append(try SystemThread.start(name: "quire.pdf-worker", joinable: true) { body(index) })
+            } catch {
                 notStarted.append(index)
             }
         }
         body(0)
         for index in notStarted { body(index) }
-        for thread in threads { pthread_join(thread, nil) }
+        for thread in threads { SystemThread.join(thread) }
     }
 }

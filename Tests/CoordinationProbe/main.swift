@@ -140,6 +140,13 @@ let timeout = option("--timeout").flatMap(Double.init).map { Duration.millisecon
 
 switch command {
 case "present":
+    // --access-first PATH: a coordinated write of PATH before the presenter exists, so that the thread waiting
+    // for that grant is the one that connects (or hosts).
+    if let first = option("--access-first") {
+        do { try FileCoordinator().coordinate(writingItemAt: URL(fileURLWithPath: first)) { _ in } } catch {
+            exitReporting(error)
+        }
+    }
     let presenter = ProbePresenter(
         url: URL(fileURLWithPath: arguments.removeFirst()), observes: flag("--observes"), silent: flag("--silent"),
         saveText: option("--save-text"), accommodateMarker: option("--accommodate-marker"))

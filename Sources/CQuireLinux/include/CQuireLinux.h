@@ -118,4 +118,8 @@ int CQuire_restrictFileSystem(const char *const *readablePaths, int count);
 /// Returns 0, or -1 with errno (or the id of a thread that could not be synchronised).
 int CQuire_installSyscallFilter(const char *const *readablePaths, int count);
 
+/// pthread_setname_np(3) for the calling thread: `name` is cut to the 15 bytes Linux keeps. 0, or an error
+/// number (not -1 and errno, as pthread functions return).
+int CQuire_nameThisThread(const char *name);
+
 #endif

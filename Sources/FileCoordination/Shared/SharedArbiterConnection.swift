@@ -15,7 +15,8 @@ import Synchronization
 /// event ever waits for the host: connecting, hosting, hello and every read happen on the connection's own
 /// thread (`quire.arbiter-client`, started on first use), and a submitter writes only what the socket takes
 /// at once (`MSG_DONTWAIT`); the rest waits in the buffer for that thread, which polls for room. A thread that
-/// waits for its grant reads the socket itself while nobody else does (``lead(until:)``).
+/// waits for its grant, and so waits for the host anyway, reads the socket itself while nobody else does, and
+/// makes the connection itself when the session asks for one nobody has started (``lead(until:)``).
 final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     private struct State {
         var session: ArbiterSession
@@ -264,15 +265,21 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     // MARK: the connection's thread
 
     private func startThread() {
-        do {
-            let pipe = try SocketSystem.makeWakePipe()
-            wakePipe.withLock { $0 = (pipe.0, pipe.1) }
-        } catch {
-            // Without a wake pipe the thread still runs; it looks again every 10 ms.
+        if wakePipe.withLock({ $0 }) == nil {
+            do {
+                let pipe = try SocketSystem.makeWakePipe()
+                wakePipe.withLock { $0 = (pipe.0, pipe.1) }
+            } catch {
+                // Without a wake pipe the thread still runs; it looks again every 10 ms.
+            }
         }
-        let thread = Thread { [self] in ioLoop() }
-        thread.name = "quire.arbiter-client"
-        thread.start()
+        do {
+            try SystemThread.start(name: "quire.arbiter-client") { [self] in ioLoop() }
+        } catch {
+            // No room for a thread now: the next event tries again. Until then a thread that waits for its
+            // grant connects and reads itself (``lead(until:)``).
+            state.withLock { $0.threadStarted = false }
+        }
     }
 
     private func wakeThread() {
@@ -455,21 +462,49 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     /// Reads the socket on the calling thread until `resolved` (its own grant or failure came) or until another
     /// thread reads: the waiting thread is woken by the host's answer itself, not by a reader thread that then
     /// wakes it (leader/follower, as a thread blocked on a channel reads its own reply). Every frame read is
-    /// handled as the connection's thread would. Returns at once when not connected or someone else reads; the
-    /// caller then waits for the reader to resolve it.
+    /// handled as the connection's thread would. A connection the session asked for and nobody has started yet
+    /// is made here too (hosting the arbiter first if nobody does), so that a process's first access does not
+    /// wait for its connection's thread to be scheduled, nor for that thread to wake it. Returns when not
+    /// connected (a retry is pending) or someone else reads; the caller then waits for the reader to resolve it.
     func lead(until resolved: () -> Bool) {
         while !resolved() {
-            let socket = state.withLock { state -> (attempt: UInt64, descriptor: Int32)? in
-                guard case .connected(let attempt) = state.session.phase, let socket = state.socket,
-                    socket.attempt == attempt, !state.readerBusy
-                else { return nil }
+            let step = state.withLock { state -> LeadStep in
+                if let (attempt, offer) = state.pendingConnect {
+                    state.pendingConnect = nil
+                    return .connect(attempt, offer)
+                }
+                let current: UInt64
+                switch state.session.phase {
+                case .connected(let attempt): current = attempt
+                case .handshaking(let attempt, _): current = attempt.number
+                default: return .stop
+                }
+                guard let socket = state.socket, socket.attempt == current, !state.readerBusy else { return .stop }
                 state.readerBusy = true
-                return socket
+                return .read(socket)
             }
-            guard let socket else { return }
-            if !resolved() { read(socket, waiting: true) }
-            releaseReading()
+            switch step {
+            case .connect(let attempt, let offer):
+                connect(attempt, offer: offer)
+                // The connection's thread polls a set made before the socket existed: it must look again.
+                wakeThread()
+            case .read(let socket):
+                if !resolved() { read(socket, waiting: true) }
+                releaseReading()
+            case .stop:
+                return
+            }
         }
+    }
+
+    /// What a waiting thread does next in ``lead(until:)``.
+    private enum LeadStep {
+        /// Make the attempt the session asked for, as the connection's thread would: this thread waits anyway.
+        case connect(UInt64, VersionNegotiation.Offer)
+        /// Read the socket, holding the reader's role.
+        case read((attempt: UInt64, descriptor: Int32))
+        /// Not connected, or another thread reads: wait to be resolved.
+        case stop
     }
 
     private func lost(_ attempt: UInt64, _ reason: String) {

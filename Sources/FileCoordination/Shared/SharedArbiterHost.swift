@@ -113,9 +113,13 @@ final class SharedArbiterHost: @unchecked Sendable {
         let host = try SharedArbiterHost(paths: paths, lockDescriptor: lockDescriptor)
         current.withLock { $0.append(host) }
         installExitHandler
-        let thread = Thread { host.run() }
-        thread.name = "quire.arbiter-host"
-        thread.start()
+        do {
+            try SystemThread.start(name: "quire.arbiter-host") { host.run() }
+        } catch {
+            current.withLock { $0.removeAll { $0 === host } }
+            host.abandon()
+            throw .arbiterUnavailable("cannot start the arbiter host's thread: \(error)")
+        }
     }
 
     /// Hosts the arbiter on this thread until SIGINT or SIGTERM (see ``CoordinationService/hostInForeground(onReady:)``).
@@ -157,6 +161,13 @@ final class SharedArbiterHost: @unchecked Sendable {
         guard foreignConnections.load(ordering: .acquiring) == 0 else { return }
         SocketSystem.unlinkIfPresent(paths.socket)
         SocketSystem.replaceContents(of: clientsFile, with: "")
+    }
+
+    /// Undoes `init` when the host's thread cannot start: the socket goes (nobody would accept on it), and every
+    /// descriptor but the lock's, which the caller closes. The client list keeps what `init` wrote.
+    private func abandon() {
+        SocketSystem.unlinkIfPresent(paths.socket)
+        for descriptor in [listener, wakeRead, wakeWrite, clientsFile] { SystemCall.close(descriptor) }
     }
 
     /// Closes everything after a foreground run; the socket stays if clients remain, so that one of them takes

@@ -73,17 +73,11 @@ extension InotifyWatcher {
 
         /// Starts the reader thread, which holds a reference to the reader until it ends.
         func start() {
-            let context = Unmanaged.passRetained(self).toOpaque()
-            var thread = pthread_t()
-            let result = pthread_create(
-                &thread, nil,
-                { context in
-                    Unmanaged<Reader>.fromOpaque(context!).takeRetainedValue().run()
-                    return nil
-                }, context)
-            guard result == 0 else {
-                Unmanaged<Reader>.fromOpaque(context).release()
-                onWarning("pthread_create failed (errno \(result)): the watcher reports nothing")
+            let thread: pthread_t
+            do {
+                thread = try SystemThread.start(name: "quire.inotify", joinable: true) { [self] in run() }
+            } catch {
+                onWarning("\(error): the watcher reports nothing")
                 return
             }
             state.withLock { $0.thread = thread }
@@ -101,7 +95,7 @@ extension InotifyWatcher {
             if pthread_equal(thread, pthread_self()) != 0 {
                 pthread_detach(thread)
             } else {
-                pthread_join(thread, nil)
+                SystemThread.join(thread)
             }
         }
 

@@ -58,6 +58,23 @@
             }
         }
 
+        /// The waiting thread of a process's first access connects (and here hosts) itself; the connection's
+        /// thread, which polled no socket then, must still read what later comes for the process's presenters.
+        @Test func aPresenterHearsAnotherProcessAfterItsProcessConnectedForAnAccess() async throws {
+            try await offPool {
+                let first = try tree.file("first.txt", contents: "x")
+                let file = try tree.file("doc.pdf", contents: "v1")
+                let presenter = try probe("present", file.path, "--access-first", first.path)
+                #expect(presenter.waitFor("ready"), "\(presenter.label): \(presenter.printed)")
+                let writer = try probe("write", file.path, "--append", "v2", "--timeout", "10")
+                #expect(writer.exitStatus() == 0, "\(writer.label): \(writer.printed)")
+                #expect(presenter.waitFor("reacquire"), "\(presenter.label): \(presenter.printed)")
+                #expect(presenter.printed == ["ready", "relinquishToWriter", "presentedItemDidChange", "reacquire"])
+                presenter.closeInput()
+                #expect(presenter.exitStatus() == 0, "\(presenter.label): \(presenter.printed)")
+            }
+        }
+
         /// The probe's presenter implements `presentedItemDidChange` and no subitem method, as much Apple-platform
         /// code: a creation inside its package reaches it as a change of the package.
         @Test func aWriteInsideAPackageInAnotherProcessReachesAPresenterOfThePackageAsAChange() async throws {
