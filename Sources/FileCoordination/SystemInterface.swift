@@ -1,4 +1,5 @@
 import CoordinationArbiter
+import QuireSystem
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -44,9 +45,7 @@ enum SystemInterface {
 
     /// The current working directory.
     static func currentDirectory() -> String {
-        guard let directory = getcwd(nil, 0) else { return "/" }
-        defer { free(directory) }
-        return String(cString: directory)
+        SystemCall.currentDirectory() ?? "/"
     }
 }
 

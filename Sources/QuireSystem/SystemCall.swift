@@ -62,6 +62,14 @@ public enum SystemCall {
         return false
     }
 
+    /// The working directory of the process (`getcwd`), or nil when it cannot be had (removed, or longer than
+    /// the kernel returns).
+    public static func currentDirectory() -> String? {
+        guard let directory = getcwd(nil, 0) else { return nil }
+        defer { free(directory) }
+        return String(cString: directory)
+    }
+
     /// Closes a descriptor once. Never retried: on Linux the descriptor is released even when `close` reports
     /// `EINTR`, and a retry could close one another thread has just been given. Errors are ignored.
     public static func close(_ descriptor: Int32) {

@@ -40,9 +40,11 @@ final class CoordinationSandbox {
         return path(name)
     }
 
-    /// Runs `quire arguments…` in this sandbox.
-    func quire(_ arguments: [String], input: Data? = nil, timeout: TimeInterval = 60) throws -> QuireProcess.Result {
-        try QuireProcess.run(arguments, environment: environment, input: input, timeout: timeout)
+    /// Runs `quire arguments…` in this sandbox (in `directory`, if given).
+    func quire(
+        _ arguments: [String], input: Data? = nil, timeout: TimeInterval = 60, directory: URL? = nil
+    ) throws -> QuireProcess.Result {
+        try QuireProcess.run(arguments, environment: environment, input: input, timeout: timeout, directory: directory)
     }
 
     /// Starts `quire arguments…` in the background in this sandbox.

@@ -88,6 +88,24 @@ struct ExecCommandTests {
         #expect(try sandbox.quire(["exec", "--write", "--timeout", "10", file, "--", "true"]).status == 0)
     }
 
+    /// Cross-process: needs the shared arbiter. `quire exec` makes a relative FILE absolute itself, as
+    /// `URL(fileURLWithPath:)` would (the working directory, a slash, the path).
+    @Test("[cross-process] a relative FILE is the file its absolute path names: it waits for the holder of that path")
+    func relativeFile() throws {
+        let sandbox = try CoordinationSandbox()
+        let file = try sandbox.make("f")
+        let holder = try sandbox.start(["exec", "--write", file, "--", "sh", "-c", "echo held; read line || true"])
+        #expect(holder.waitFor("held"))
+        let blocked = try sandbox.quire(["exec", "--write", "--timeout", "0.05", "f", "--", "true"], directory: sandbox.files)
+        #expect(blocked.status == 75, "\(blocked.standardError)")
+        let nested = try sandbox.quire(
+            ["exec", "--read", "--timeout", "0.05", "files/../files/f", "--", "true"], directory: sandbox.root)
+        #expect(nested.status == 75, "\(nested.standardError)")
+        holder.closeInput()
+        #expect(holder.waitForExit() == 0)
+        #expect(try sandbox.quire(["exec", "--write", "--timeout", "10", "f", "--", "true"], directory: sandbox.files).status == 0)
+    }
+
     /// Cross-process: needs the shared arbiter.
     @Test("[cross-process] readers share: a second reader runs while the first holds")
     func readersShare() throws {

@@ -52,12 +52,14 @@ struct QuireProcess {
     static let ignoringBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
 
     /// Runs `quire arguments…` with `input` on standard input (empty by default) and `environment` added to
-    /// this process's; kills it and fails the result after `timeout` seconds.
+    /// this process's, in `directory` (this process's by default); kills it and fails the result after `timeout`
+    /// seconds.
     static func run(
         _ arguments: [String], environment extra: [String: String] = [:], input: Data? = nil,
-        timeout: TimeInterval = 60
+        timeout: TimeInterval = 60, directory: URL? = nil
     ) throws -> Result {
         let process = makeProcess(arguments, environment: extra)
+        if let directory { process.currentDirectoryURL = directory }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
