@@ -155,10 +155,6 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             switch action {
             case .connect(let attempt, let offer):
                 state.pendingConnect = (attempt, offer)
-                if !state.threadStarted {
-                    state.threadStarted = true
-                    work.startThread = true
-                }
                 work.wakeThread = true
             case .send(let frame, let attempt):
                 guard state.socket?.attempt == attempt else { continue }
@@ -187,6 +183,12 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             case .answerSnapshot(let tag, let answer):
                 if let waiter = state.snapshots.removeValue(forKey: tag) { work.answers.append((waiter, answer)) }
             }
+        }
+        // The thread starts with the first attempt; one that could not be started is tried again with the next
+        // event, for as long as there is a connection to serve.
+        if !state.threadStarted && (state.pendingConnect != nil || state.socket != nil) {
+            state.threadStarted = true
+            work.startThread = true
         }
         return work
     }
@@ -276,8 +278,8 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         do {
             try SystemThread.start(name: "quire.arbiter-client") { [self] in ioLoop() }
         } catch {
-            // No room for a thread now: the next event tries again. Until then a thread that waits for its
-            // grant connects and reads itself (``lead(until:)``).
+            // No room for a thread now: the next event tries again (``work(for:_:)``). Until then a thread that
+            // waits for its grant connects and reads itself (``lead(until:)``).
             state.withLock { $0.threadStarted = false }
         }
     }
