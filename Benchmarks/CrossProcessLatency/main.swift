@@ -206,7 +206,7 @@ do {
     let rate = Double(processes * count) / seconds
     say(String(format: "%d processes × %d coordinated writes on one file: %.0f grants/s (target ≥ 40,000 with 4)", processes, count, rate))
     // The floor of a design that hands an access over directly, in shared memory, and tells the host after.
-    let direct = quire_handover_floor(Int32(processes), Int32(count), 1)
+    let direct = quire_handover_floor(Int32(processes), Int32(count))
     say(String(format: "  floor of a direct hand-over (FIFO ticket in shared memory, %d processes polling, a host told of each over a socket): %.0f/s; the storm is %.2f× of it", processes, direct, rate / direct))
 }
 

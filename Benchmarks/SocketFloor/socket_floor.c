@@ -78,7 +78,7 @@ struct handover_shared {
     _Atomic int go;
 };
 
-double quire_handover_floor(int processes, int count, int tell_host) {
+double quire_handover_floor(int processes, int count) {
     struct handover_shared *shared =
         mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED) return -1;
@@ -87,33 +87,31 @@ double quire_handover_floor(int processes, int count, int tell_host) {
     atomic_store(&shared->ready, 0);
     atomic_store(&shared->go, 0);
     int pair[2] = {-1, -1};
-    if (tell_host && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) != 0) {
+    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) != 0) {
         munmap(shared, sizeof *shared);
         return -1;
     }
     pid_t children[65];
     int started = 0;
     if (processes > 64) processes = 64;
-    if (tell_host) {
-        pid_t host = fork();
-        if (host == 0) {
-            char note[16];
-            long expected = (long)processes * count;
-            close(pair[1]);
-            alarm(120);
-            struct pollfd entry = {.fd = pair[0], .events = POLLIN};
-            for (long got = 0; got < expected;) {
-                if (poll(&entry, 1, 0) > 0) {
-                    if (recv(pair[0], note, sizeof note, 0) > 0) got++;
-                } else {
-                    sched_yield();
-                }
+    pid_t host = fork();
+    if (host == 0) {
+        char note[16];
+        long expected = (long)processes * count;
+        close(pair[1]);
+        alarm(120);
+        struct pollfd entry = {.fd = pair[0], .events = POLLIN};
+        for (long got = 0; got < expected;) {
+            if (poll(&entry, 1, 0) > 0) {
+                if (recv(pair[0], note, sizeof note, 0) > 0) got++;
+            } else {
+                sched_yield();
             }
-            _exit(0);
         }
-        if (host < 0) goto failed;
-        children[started++] = host;
+        _exit(0);
     }
+    if (host < 0) goto failed;
+    children[started++] = host;
     for (int index = 0; index < processes; index++) {
         pid_t child = fork();
         if (child == 0) {
@@ -124,7 +122,7 @@ double quire_handover_floor(int processes, int count, int tell_host) {
                 unsigned ticket = atomic_fetch_add(&shared->next, 1);
                 while (atomic_load_explicit(&shared->serving, memory_order_acquire) != ticket) sched_yield();
                 atomic_store_explicit(&shared->serving, ticket + 1, memory_order_release);
-                if (tell_host) send(pair[1], "end", 3, 0);
+                send(pair[1], "end", 3, 0);
             }
             _exit(0);
         }
@@ -141,10 +139,8 @@ double quire_handover_floor(int processes, int count, int tell_host) {
         if (waitpid(children[index], &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) failures++;
     }
     uint64_t elapsed = now_ns() - start;
-    if (tell_host) {
-        close(pair[0]);
-        close(pair[1]);
-    }
+    close(pair[0]);
+    close(pair[1]);
     munmap(shared, sizeof *shared);
     if (failures) {
         errno = ECHILD;
@@ -157,10 +153,8 @@ failed:
         kill(children[index], SIGKILL);
         waitpid(children[index], NULL, 0);
     }
-    if (tell_host) {
-        close(pair[0]);
-        close(pair[1]);
-    }
+    close(pair[0]);
+    close(pair[1]);
     munmap(shared, sizeof *shared);
     return -1;
 }

@@ -15,7 +15,10 @@ public enum CoordinatedAccess {
     ) throws -> T {
         let coordinator = FileCoordinator()
         coordinator.timeout = timeout
-        let urls = paths.map { URL(fileURLWithPath: absolutePath($0)) }
+        // Absolute before `URL` sees them: its branch for a relative path appends through a generic
+        // `String.append(contentsOf:)`, which the runtime resolves by scanning the binary's conformance table
+        // (0.1 ms of `quire exec`'s start).
+        let urls = paths.map { URL(fileURLWithPath: SystemCall.absolutePath($0)) }
         if urls.count == 1 {
             if writing {
                 return try coordinator.coordinate(writingItemAt: urls[0]) { _ in try body() }
@@ -36,14 +39,5 @@ public enum CoordinatedAccess {
         }
         done.wait()
         return try outcome.withLock { $0! }.get()
-    }
-
-    /// `path` made absolute as `URL(fileURLWithPath:)` would make it (the working directory, a slash, the path;
-    /// nothing normalised), so that `URL` takes its path as it is: for a relative path it appends through a
-    /// generic `String.append(contentsOf:)` that the runtime resolves by scanning the binary's conformance
-    /// table, 0.1 ms of `quire exec`'s start.
-    static func absolutePath(_ path: String) -> String {
-        guard !path.hasPrefix("/"), let directory = SystemCall.currentDirectory() else { return path }
-        return directory == "/" ? "/" + path : directory + "/" + path
     }
 }

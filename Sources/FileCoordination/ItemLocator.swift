@@ -1,5 +1,6 @@
 import CoordinationArbiter
 import Foundation
+import QuireSystem
 
 /// Turns URLs into the canonical paths the arbiter compares, and paths back into URLs.
 ///
@@ -29,7 +30,7 @@ enum ItemLocator {
     }
 
     static func path(ofAbsoluteOrRelative raw: String, resolvingLastComponent: Bool) -> ItemPath {
-        var absolute = raw.utf8.first == UInt8(ascii: "/") ? raw : SystemInterface.currentDirectory() + "/" + raw
+        var absolute = SystemCall.absolutePath(raw)
         if !absolute.withUTF8(isNormalized) { absolute = normalize(absolute) }
         // Work on the contiguous bytes: String index arithmetic costs more than the whole scan, and the parent
         // goes to realpath (in this thread's buffers) without becoming a String first. The parent's components

@@ -1,5 +1,4 @@
 import CoordinationArbiter
-import QuireSystem
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -41,11 +40,6 @@ enum SystemInterface {
         }
         guard var resolved = realPath(String(decoding: path, as: UTF8.self)) else { return nil }
         return resolved.withUTF8(body)
-    }
-
-    /// The current working directory.
-    static func currentDirectory() -> String {
-        SystemCall.currentDirectory() ?? "/"
     }
 }
 

@@ -62,12 +62,14 @@ public enum SystemCall {
         return false
     }
 
-    /// The working directory of the process (`getcwd`), or nil when it cannot be had (removed, or longer than
-    /// the kernel returns).
-    public static func currentDirectory() -> String? {
-        guard let directory = getcwd(nil, 0) else { return nil }
+    /// `path` made absolute as `URL(fileURLWithPath:)` makes it: an absolute path as it is, a relative one after
+    /// the working directory (`getcwd`; `/` when it cannot be had) and a slash. Nothing is normalised.
+    public static func absolutePath(_ path: String) -> String {
+        if path.utf8.first == UInt8(ascii: "/") { return path }
+        guard let directory = getcwd(nil, 0) else { return "/" + path }
         defer { free(directory) }
-        return String(cString: directory)
+        let prefix = String(cString: directory)
+        return prefix == "/" ? "/" + path : prefix + "/" + path
     }
 
     /// Closes a descriptor once. Never retried: on Linux the descriptor is released even when `close` reports

@@ -24,6 +24,14 @@ struct SystemCallTests {
         #expect(ProcessEnvironment.temporaryDirectory(tmpdir: "/scratch") == "/scratch")
     }
 
+    @Test("a path is made absolute as URL(fileURLWithPath:) makes it: the working directory, a slash, the path")
+    func absolutePath() throws {
+        #expect(SystemCall.absolutePath("/a/../b") == "/a/../b")
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let directory = String(cString: try #require(getcwd(&buffer, buffer.count)))
+        #expect(SystemCall.absolutePath("f/../g") == (directory == "/" ? "" : directory) + "/f/../g")
+    }
+
     @Test("retryingOnInterrupt retries EINTR and returns the call's value")
     func retriesInterruptedCalls() throws {
         var attempts = 0

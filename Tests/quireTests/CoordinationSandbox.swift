@@ -51,4 +51,10 @@ final class CoordinationSandbox {
     func start(_ arguments: [String]) throws -> RunningQuire {
         try RunningQuire(arguments, environment: environment)
     }
+
+    /// Starts `quire exec ACCESS FILE` (`--read` or `--write`) around a command that prints `held` once the access
+    /// is held and keeps it until its standard input is closed (``RunningQuire/closeInput()``).
+    func startHolding(_ access: String, _ file: String) throws -> RunningQuire {
+        try start(["exec", access, file, "--", "sh", "-c", "echo held; read line || true"])
+    }
 }

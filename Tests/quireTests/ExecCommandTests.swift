@@ -76,7 +76,7 @@ struct ExecCommandTests {
     func holdsAccess() throws {
         let sandbox = try CoordinationSandbox()
         let file = try sandbox.make("f")
-        let holder = try sandbox.start(["exec", "--write", file, "--", "sh", "-c", "echo held; read line || true"])
+        let holder = try sandbox.startHolding("--write", file)
         #expect(holder.waitFor("held"))
         let blocked = try sandbox.quire(["exec", "--write", "--timeout", "0.05", file, "--", "true"])
         #expect(blocked.status == 75)
@@ -94,7 +94,7 @@ struct ExecCommandTests {
     func relativeFile() throws {
         let sandbox = try CoordinationSandbox()
         let file = try sandbox.make("f")
-        let holder = try sandbox.start(["exec", "--write", file, "--", "sh", "-c", "echo held; read line || true"])
+        let holder = try sandbox.startHolding("--write", file)
         #expect(holder.waitFor("held"))
         let blocked = try sandbox.quire(["exec", "--write", "--timeout", "0.05", "f", "--", "true"], directory: sandbox.files)
         #expect(blocked.status == 75, "\(blocked.standardError)")
@@ -111,7 +111,7 @@ struct ExecCommandTests {
     func readersShare() throws {
         let sandbox = try CoordinationSandbox()
         let file = try sandbox.make("f")
-        let holder = try sandbox.start(["exec", "--read", file, "--", "sh", "-c", "echo held; read line || true"])
+        let holder = try sandbox.startHolding("--read", file)
         #expect(holder.waitFor("held"))
         #expect(try sandbox.quire(["exec", "--read", "--timeout", "5", file, "--", "true"]).status == 0)
         holder.closeInput()

@@ -25,7 +25,7 @@ struct StatusCommandTests {
         let host = try sandbox.start(["coordinator"])
         #expect(host.waitFor("hosting the shared arbiter", inStandardError: true))
         defer { host.terminate() }
-        let holder = try sandbox.start(["exec", "--write", file, "--", "sh", "-c", "echo held; read line || true"])
+        let holder = try sandbox.startHolding("--write", file)
         #expect(holder.waitFor("held"))
         let waiter = try sandbox.start(["exec", "--read", file, "--", "true"])
         let paths = try Self.claimsOnceWaiting(sandbox)
@@ -76,7 +76,7 @@ struct StatusCommandTests {
     func failover() throws {
         let sandbox = try CoordinationSandbox()
         let file = try sandbox.make("f")
-        let holder = try sandbox.start(["exec", "--write", file, "--", "sh", "-c", "echo held; read line || true"])
+        let holder = try sandbox.startHolding("--write", file)
         #expect(holder.waitFor("held"))
         let waiter = try sandbox.start(["exec", "--read", file, "--", "echo", "granted"])
         _ = try Self.claimsOnceWaiting(sandbox)

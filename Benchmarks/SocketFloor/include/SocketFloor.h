@@ -13,10 +13,9 @@ int quire_socketpair_pingpong_spinning(int rounds, int warmup, int size, uint64_
 
 /// The floor of a direct hand-over, for the storm of writers: `processes` forked children take a FIFO ticket lock
 /// in shared memory `count` times each, waiting as Quire's waiters do (checking, then sched_yield), the access
-/// itself empty. With `tell_host`, each hand-over is also sent, one datagram, to one more process that polls for
-/// them the same way, as an arbiter that keeps the books would have to be told. Returns hand-overs per second,
-/// or -1 (errno set) if a call failed. Without a host the figure depends on which writers happen to run: two
-/// that share the two processors hand over between themselves in tens of nanoseconds.
-double quire_handover_floor(int processes, int count, int tell_host);
+/// itself empty, and send each hand-over, one datagram, to one more process that polls for them the same way, as
+/// an arbiter that keeps the books would have to be told. Returns hand-overs per second, or -1 (errno set) if a
+/// call failed.
+double quire_handover_floor(int processes, int count);
 
 #endif

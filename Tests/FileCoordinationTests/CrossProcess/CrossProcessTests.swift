@@ -44,27 +44,17 @@
             status.claims.first { $0.path == url.path }?.waiters.count ?? 0
         }
 
-        @Test func aWriteInAnotherProcessReachesAPresenterAsRelinquishChangeReacquire() async throws {
-            try await offPool {
-                let file = try tree.file("doc.pdf", contents: "v1")
-                let presenter = try probe("present", file.path)
-                #expect(presenter.waitFor("ready"), "\(presenter.label): \(presenter.printed)")
-                let writer = try probe("write", file.path, "--append", "v2")
-                #expect(writer.exitStatus() == 0, "\(writer.label): \(writer.printed)")
-                #expect(presenter.waitFor("reacquire"), "\(presenter.label): \(presenter.printed)")
-                #expect(presenter.printed == ["ready", "relinquishToWriter", "presentedItemDidChange", "reacquire"])
-                presenter.closeInput()
-                #expect(presenter.exitStatus() == 0, "\(presenter.label): \(presenter.printed)")
-            }
-        }
-
-        /// The waiting thread of a process's first access connects (and here hosts) itself; the connection's
-        /// thread, which polled no socket then, must still read what later comes for the process's presenters.
-        @Test func aPresenterHearsAnotherProcessAfterItsProcessConnectedForAnAccess() async throws {
+        /// With `afterAnAccess`, the presenter's process first makes a coordinated access: the thread waiting for
+        /// that grant connects (and here hosts) itself, and the connection's thread, which polled no socket then,
+        /// must still read what later comes for the process's presenters.
+        @Test(arguments: [false, true])
+        func aWriteInAnotherProcessReachesAPresenterAsRelinquishChangeReacquire(afterAnAccess: Bool) async throws {
             try await offPool {
                 let first = try tree.file("first.txt", contents: "x")
                 let file = try tree.file("doc.pdf", contents: "v1")
-                let presenter = try probe("present", file.path, "--access-first", first.path)
+                let presenter =
+                    try afterAnAccess
+                    ? probe("present", file.path, "--access-first", first.path) : probe("present", file.path)
                 #expect(presenter.waitFor("ready"), "\(presenter.label): \(presenter.printed)")
                 let writer = try probe("write", file.path, "--append", "v2", "--timeout", "10")
                 #expect(writer.exitStatus() == 0, "\(writer.label): \(writer.printed)")
