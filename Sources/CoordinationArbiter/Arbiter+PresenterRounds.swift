@@ -3,6 +3,15 @@ extension Arbiter {
     mutating func beginRound(_ id: RequestID, _ outcome: inout EventOutcome) {
         guard let request = requests[id] else { return }
         let plan = planRound(for: request)
+        if plan.relinquishments.isEmpty && plan.preparations.isEmpty {
+            // Nobody to consult: the round is over as soon as it starts.
+            if blocker(of: request) == nil {
+                grant(id, &outcome)
+            } else {
+                requests[id]?.state = .readyAfterRound
+            }
+            return
+        }
         requests[id]?.state = .consultingPresenters(PresenterRound(preparations: plan.preparations))
         var awaiting: [MessageID] = []
         for planned in plan.relinquishments {

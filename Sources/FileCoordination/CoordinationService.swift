@@ -55,6 +55,14 @@ public enum CoordinationService {
         try CoordinationDomain.default.synchronize()
     }
 
+    /// How many of this process's coordinated accesses, across every domain, passed through the shared arbiter's
+    /// hand-over board rather than by a frame from its host: `received` were granted there (handed over by the
+    /// process whose access ended before), `passedOn` ended there (handing the access to the next process). A
+    /// diagnostic for benchmarks and tests; both only grow.
+    public static var handOvers: (received: Int, passedOn: Int) {
+        (HandOverCounts.received.load(ordering: .relaxed), HandOverCounts.passedOn.load(ordering: .relaxed))
+    }
+
     /// Hosts the shared arbiter on this thread until the process receives SIGINT or SIGTERM (then returns),
     /// creating the directory (0700) if needed; `onReady` is called with the socket's URL once clients can
     /// connect.

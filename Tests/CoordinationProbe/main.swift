@@ -241,7 +241,8 @@ case "storm":
         }
         if index % 50 == 0 { say("progress \(index)") }
     }
-    say("done \(count)")
+    let handOvers = CoordinationService.handOvers
+    say("done \(count) received \(handOvers.received) passed-on \(handOvers.passedOn)")
 
 case "pace":
     // Async coordinated writes (which wait for a host that may be stopped) beside a timer task that ticks every

@@ -122,4 +122,58 @@ int CQuire_installSyscallFilter(const char *const *readablePaths, int count);
 /// number (not -1 and errno, as pthread functions return).
 int CQuire_nameThisThread(const char *name);
 
+// MARK: the hand-over board (handover.c)
+//
+// A shared arbiter host and its clients share a board of 64-byte cells, one per connection slot, in a file the
+// host creates (FileCoordination's HandOverBoard documents the protocol). These functions are the only code that
+// touches it: atomic loads, stores and compare-and-swaps, and the futex calls of its doorbells. Words of cell c:
+//   0 arm      [state:2][generation:22][access:40]  state 0 none, 1 armed, 2 firing, 3 fired
+//   1 target   [waiter cell:32][waiter generation:32]
+//   2 request  the waiter's own request number
+//   3 grant    [generation:22][request + 1:40], written by an ender for this cell's client
+//   4 presence 0 not waiting, 1 spinning, 2 sleeping on the doorbell
+//   5 doorbell a futex word (low 32 bits) rung by enders and the host
+//   6 generation of the cell's current connection
+
+/// Cells on a board, bytes per cell.
+#define CQUIRE_BOARD_CELLS 1024
+#define CQUIRE_BOARD_CELL_SIZE 64
+/// Bits of a generation, of an access or request number.
+#define CQUIRE_BOARD_GENERATION_BITS 22
+#define CQUIRE_BOARD_NUMBER_BITS 40
+
+/// Host: gives `cell` to a new connection of `generation`: clears its arm, grant and presence. Returns 0, or -1
+/// when the cell's previous connection is in the middle of firing (the cell must not be given out).
+int CQuire_boardAssign(uint64_t *board, uint32_t cell, uint32_t generation);
+/// Host: arms `cell` (of `generation`): when its client ends `access`, it grants `request` of `waiterCell` (of
+/// `waiterGeneration`). Returns 1, or 0 when the cell is firing and cannot be armed now.
+int CQuire_boardArm(uint64_t *board, uint32_t cell, uint32_t generation, uint64_t access, uint32_t waiterCell,
+                    uint32_t waiterGeneration, uint64_t request);
+/// Host: where the hand-over armed on `cell` for `access` stands: 0 still armed, 1 firing, 2 fired, -1 not armed
+/// for it.
+int CQuire_boardState(const uint64_t *board, uint32_t cell, uint32_t generation, uint64_t access);
+/// Host: takes the hand-over armed on `cell` for `access` back: 0 revoked (or not armed), 1 firing, 2 fired.
+int CQuire_boardRevoke(uint64_t *board, uint32_t cell, uint32_t generation, uint64_t access);
+/// Host: whether the grant of `request` written for `waiterCell` is still there, not taken.
+int CQuire_boardGrantPending(const uint64_t *board, uint32_t waiterCell, uint32_t waiterGeneration, uint64_t request);
+/// Host: takes an untaken grant back (to send it as a frame): 1 taken back, 0 the client took it first.
+int CQuire_boardReclaim(uint64_t *board, uint32_t waiterCell, uint32_t waiterGeneration, uint64_t request);
+/// Host: the presence word of `cell`.
+int CQuire_boardPresence(const uint64_t *board, uint32_t cell);
+/// Client: fires the hand-over armed on its `cell` for `access`, if any: claims it, writes the waiter's grant and
+/// rings its doorbell. Returns 0 when nothing was armed for it, 1 when it fired and the waiter waits on the board
+/// (the host learns of the end from the board), 2 when it fired but the waiter is not waiting on the board (the
+/// end must still be sent, so that the host wakes and sends the grant as a frame).
+int CQuire_boardFire(uint64_t *board, uint32_t cell, uint32_t generation, uint64_t access);
+/// Client: takes the grant written for its `cell` (of `generation`): the request number + 1, or 0 when none.
+uint64_t CQuire_boardTake(uint64_t *board, uint32_t cell, uint32_t generation);
+/// Client: sets its cell's presence word (sequentially consistent, before its last look).
+void CQuire_boardSetPresence(uint64_t *board, uint32_t cell, int presence);
+/// The doorbell's value, to sleep on.
+uint32_t CQuire_boardDoorbell(const uint64_t *board, uint32_t cell);
+/// Rings `cell`'s doorbell; wakes its client if it sleeps on it (FUTEX_WAKE).
+void CQuire_boardRing(uint64_t *board, uint32_t cell);
+/// Client: sleeps until the doorbell moves from `seen` or `milliseconds` pass (FUTEX_WAIT, shared).
+void CQuire_boardSleep(uint64_t *board, uint32_t cell, uint32_t seen, int milliseconds);
+
 #endif

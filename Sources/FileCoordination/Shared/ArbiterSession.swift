@@ -75,6 +75,9 @@ struct ArbiterSession {
         case perform(ClientAction)
         /// Answer the snapshot query with this tag.
         case answerSnapshot(tag: UInt64, SnapshotAnswer)
+        /// Map the host's hand-over board `name` (in the coordination directory) for the connection of the
+        /// attempt: the connection's cell and its generation (``HandOverBoard``).
+        case useBoard(attempt: UInt64, name: String, cell: UInt64, generation: UInt32)
     }
 
     /// The answer to a snapshot query.
@@ -265,6 +268,24 @@ struct ArbiterSession {
         }
     }
 
+    /// The client that ended the access before `request` on the host's hand-over board wrote `request`'s grant
+    /// there, and this process took it on the connection of `attempt`: it is granted as by a `grant` frame
+    /// (with the paths it asked for: a waiting request has moved nothing), which, if it comes too, changes
+    /// nothing.
+    mutating func grantedByHandOver(_ request: RequestID, attempt: UInt64) -> [Action] {
+        guard case .connected(let current) = phase, current == attempt, let outstanding = requests[request],
+            !outstanding.granted
+        else { return [] }
+        return dispatch(.grant(request, paths: outstanding.intents.map(\.path))) ?? []
+    }
+
+    /// The access ended and handed itself over on the host's board: it is forgotten, and no end frame is sent
+    /// (the host reads the end on the board).
+    mutating func accessEndedByHandOver(_ request: RequestID) -> [Action] {
+        requests[request] = nil
+        return []
+    }
+
     /// The connection of `attempt` ended (end of stream, a read or write error, a malformed frame).
     mutating func connectionLost(attempt: UInt64, reason: String, now: Instant) -> [Action] {
         switch phase {
@@ -452,6 +473,9 @@ struct ArbiterSession {
         case .snapshotResponse(let tag, let snapshot):
             guard snapshotsSent.remove(tag) != nil else { return [] }
             return [.answerSnapshot(tag: tag, .snapshot(snapshot))]
+        case .handOverBoard(let name, let cell, let generation):
+            guard case .connected(let attempt) = phase else { return [] }
+            return [.useBoard(attempt: attempt, name: name, cell: cell, generation: generation)]
         case .refused, .hello, .welcome, .presenterRegistered, .presenterMoved, .presenterRemoved, .accessRequested,
             .accessEnded, .itemMoved, .cancelRequested, .presenterReplied, .snapshotRequest, .redeclared,
             .versionsChanged:

@@ -26,6 +26,15 @@ import CoordinationArbiter
 /// accesses but defers new requests and cancels, so that it grants nothing that could conflict with an access
 /// still running in a client; at the end it replays them by when each request was first asked for (cancels after
 /// the requests), as they queued under the predecessor.
+///
+/// The board (protocol version 4, ``HandOverBoard``): once two processes of version 4 are connected, the session
+/// asks the driver for a board (``Action/createBoard``, answered by ``boardCreated(_:)``) and names it and a cell to
+/// each such client. After each of the driver's turns (``handOver(idle:)``) it arms on it the hand-overs its
+/// arbiter predicts, catches up with those the clients fired, and sends as frames the grants nobody took. The board
+/// is the one thing the session touches besides its own state: atomic operations on shared memory, no system call
+/// (a test gives it a board in private memory). Before an event that could change a prediction it takes back what
+/// is armed; a request that surely queues behind the last predicted grant, and the end by frame of the access the
+/// first link predicted, change none and leave the chain armed.
 struct HostSession {
     /// The low bits of a global id that hold the client's own number.
     static let localBits: UInt64 = 40
@@ -60,6 +69,9 @@ struct HostSession {
         /// Replace the client list file's contents with these pids (``clientListContents(_:)``): the clients a
         /// successor must wait for.
         case writeClientList([Int32])
+        /// Create the hand-over board (a second process of version 4 connected) and report it with
+        /// ``boardCreated(_:)``.
+        case createBoard
     }
 
     /// One client's connection, as far as the protocol goes (its socket is the driver's; its decoder is apart,
@@ -77,6 +89,8 @@ struct HostSession {
         var closing = false
         /// The bytes of the frames sent to it that the driver has not reported written.
         var unsent = 0
+        /// The generation of its cell on the hand-over board; nil when it does not use the board.
+        var handOver: UInt32?
     }
 
     /// A request or cancel held back during the grace period.
@@ -127,15 +141,42 @@ struct HostSession {
     /// The actions of the event being handled.
     private var actions: [Action] = []
 
+    /// The hand-over board shared with the clients of protocol version 4 (nil: none, or not yet).
+    private(set) var board: HandOverBoard?
+    /// Whether the driver is to be asked for a board once two processes of version 4 are connected (a lone
+    /// process, such as `quire exec` hosting for itself, never needs one).
+    private var boardWanted: Bool
+    /// The generation last given to each slot's cell.
+    private var cellGenerations: [UInt64: UInt32] = [:]
+    /// The granted requests that report no presence, in grant order: where a chain of hand-overs can start.
+    private var handOverStarts: [RequestID] = []
+    /// The armed hand-overs, in the order they follow each other: each link's request is the next one's access.
+    private var links: [HandOverLink] = []
+    /// The arbiter as it will be once every armed link fired (nil without links).
+    private var predicted: Arbiter?
+    /// Grants written by fired links that their waiters may not have taken yet, with the paths to send them with.
+    private var handedOver: [(link: HandOverLink, paths: [ItemPath])] = []
+    /// While a fired link's end is caught up: the request whose grant the board carried, and its paths.
+    private var carried: (request: RequestID, paths: [ItemPath]?)?
+    /// How many hand-overs the board carried, for the benchmarks and tests.
+    private(set) var handOverCount = 0
+    /// Counts the moves reported: a waiting request may have followed one, and its client would not know.
+    private var moveEpoch: UInt64 = 0
+    /// The move epoch when each waiting request of a client with a board was made: only one that no move can
+    /// have touched is handed over on the board (its client grants it with the paths it asked for).
+    private var requestEpochs: [RequestID: UInt64] = [:]
+
     /// A session with no clients. `awaiting` lists the predecessor's clients that are still alive (the driver
     /// read them from the client list it left and checked each process): if any, the grace period starts at
     /// `now`. `negotiation` gives the protocol versions it speaks, `maximumOutput` the unsent output allowed.
     init(
         awaiting: Set<Int32> = [], now: Instant, negotiation: VersionNegotiation = .current,
-        maximumOutput: Int = defaultMaximumOutput
+        maximumOutput: Int = defaultMaximumOutput, board: HandOverBoard? = nil, createsBoard: Bool = false
     ) {
         self.negotiation = negotiation
         self.maximumOutput = maximumOutput
+        self.board = board
+        self.boardWanted = board == nil && createsBoard
         if !awaiting.isEmpty {
             awaitedPIDs = awaiting
             graceDeadline = now.advanced(byNanoseconds: Self.gracePeriod)
@@ -254,6 +295,9 @@ struct HostSession {
     /// their processes gone) are no longer awaited; the grace period ends if nobody is awaited any more or its
     /// time is up, and what it deferred is replayed.
     mutating func timePassed(now: Instant, exited: Set<Int32> = []) -> [Action] {
+        if graceDeadline != nil || !exited.isEmpty || timers.values.contains(where: { $0 <= now }) {
+            revokeHandOvers()
+        }
         fireDueTimers(now)
         if !exited.isEmpty && graceDeadline != nil { awaitedPIDs.subtract(exited) }
         updateGrace(now)
@@ -283,6 +327,7 @@ struct HostSession {
                 connections[slot]?.welcomed = true
                 connections[slot]?.version = agreed
                 enqueue(.welcome(version: agreed, clientID: client), to: slot)
+                offerBoard(to: slot, version: agreed)
             case .refused(let reason):
                 enqueue(.refused(reason: reason), to: slot)
                 connections[slot]?.closing = true
@@ -296,6 +341,13 @@ struct HostSession {
         }
         let high = slot << Self.localBits
         func global(_ local: UInt64) -> UInt64? { local <= Self.localMask ? high | local : nil }
+        // Whatever could change what the armed hand-overs predict takes them back first; see each case below for
+        // the two that need not.
+        switch frame {
+        case .accessRequested, .accessEnded: break
+        case .snapshotRequest: observeHandOvers()
+        default: revokeHandOvers()
+        }
         switch frame {
         case .presenterRegistered(let presenter, let purpose, let path, let observes):
             guard let id = global(presenter.rawValue) else { return disconnect(slot, .protocolViolation) }
@@ -314,6 +366,16 @@ struct HostSession {
             guard let id = global(request.rawValue) else { return disconnect(slot, .protocolViolation) }
             markDeclared(slot)
             let outer = nestedIn.flatMap { global($0.rawValue) }.map(RequestID.init)
+            // A request that surely waits behind the last predicted grant changes none of the predictions.
+            let keepsHandOvers =
+                !reclaim && graceDeadline == nil
+                && links.last.map { tail in
+                    arbiter.isSurelyBlocked(
+                        purpose: purpose, intents: intents, nestedIn: outer, reclaim: reclaim,
+                        behind: RequestID(tail.waiter << Self.localBits | tail.request))
+                } ?? false
+            if !keepsHandOvers { revokeHandOvers() }
+            if connection.handOver != nil { requestEpochs[RequestID(id)] = moveEpoch }
             if reclaim {
                 perform(
                     arbiter.accessReclaimed(RequestID(id), client: client, purpose: purpose, intents: intents, now: now)
@@ -332,12 +394,31 @@ struct HostSession {
                     arbiter.accessRequested(
                         RequestID(id), client: client, purpose: purpose, intents: intents, deadline: deadline,
                         nestedIn: outer, now: now))
+                if keepsHandOvers {
+                    _ = predicted?.accessRequested(
+                        RequestID(id), client: client, purpose: purpose, intents: intents, deadline: deadline,
+                        nestedIn: outer, now: now)
+                }
             }
         case .accessEnded(let request, let presence):
             guard let id = global(request.rawValue) else { return disconnect(slot, .protocolViolation) }
+            // The first armed link's access ending by frame (its client looked before it was armed) is what that
+            // link predicted: once taken back, the rest of the chain still holds.
+            if let head = links.first, head.ender == slot, head.access == request.rawValue, let board,
+                board.revoke(head) == .armed
+            {
+                links.removeFirst()
+            } else if arbiter.isActive(RequestID(id)) {
+                revokeHandOvers()
+            } else {
+                // Ended on the board already (its client announced the end as well): nothing changes.
+                return
+            }
+            handOverStarts.removeAll { $0.rawValue == id }
             perform(arbiter.accessEnded(RequestID(id), from: client, presence: presence))
         case .itemMoved(let request, let from, let to):
             guard let id = global(request.rawValue) else { return disconnect(slot, .protocolViolation) }
+            moveEpoch &+= 1
             perform(arbiter.itemMoved(RequestID(id), from: client, at: from, to: to))
         case .cancelRequested(let request):
             guard let id = global(request.rawValue) else { return disconnect(slot, .protocolViolation) }
@@ -358,7 +439,7 @@ struct HostSession {
         case .redeclared:
             awaitedPIDs.remove(connection.pid)
             updateGrace(now)
-        case .hello, .welcome, .refused, .grant, .fail, .deliver, .snapshotResponse:
+        case .hello, .welcome, .refused, .grant, .fail, .deliver, .snapshotResponse, .handOverBoard:
             disconnect(slot, .protocolViolation)
         }
     }
@@ -417,11 +498,19 @@ struct HostSession {
         for action in arbiterActions {
             switch action {
             case .grant(let request, let client, let paths, let reportsPresence):
+                if !requestEpochs.isEmpty { requestEpochs[request] = nil }
+                if !reportsPresence { handOverStarts.append(request) }
+                if request == carried?.request {
+                    // The board carried it: it is sent only if its waiter does not take it.
+                    carried?.paths = paths
+                    continue
+                }
                 enqueue(
                     .grant(
                         RequestID(request.rawValue & Self.localMask), paths: paths, reportsPresence: reportsPresence),
                     to: client.rawValue)
             case .fail(let request, let client, let failure):
+                if !requestEpochs.isEmpty { requestEpochs[request] = nil }
                 enqueue(.fail(RequestID(request.rawValue & Self.localMask), failure), to: client.rawValue)
             case .send(let delivery):
                 let local = PresenterDelivery(
@@ -463,6 +552,11 @@ struct HostSession {
     /// Forgets a client: closes its connection, drops its deferred events, releases what it held and drops its
     /// presenters (the arbiter's actions for the others follow).
     private mutating func disconnect(_ slot: UInt64, _ reason: CloseReason) {
+        guard connections[slot] != nil else { return }
+        revokeHandOvers()
+        handedOver.removeAll { $0.link.waiter == slot }
+        handOverStarts.removeAll { $0.rawValue >> Self.localBits == slot }
+        if connections[slot]?.handOver != nil { requestEpochs = requestEpochs.filter { $0.key.rawValue >> Self.localBits != slot } }
         guard let connection = connections.removeValue(forKey: slot) else { return }
         decoders[slot] = nil
         actions.append(.close(slot, reason))
@@ -479,5 +573,183 @@ struct HostSession {
     private mutating func writeClientList() {
         let pids = Set(connections.values.filter(\.declared).map(\.pid)).sorted()
         actions.append(.writeClientList(pids))
+    }
+}
+
+// MARK: hand-overs on the board
+
+extension HostSession {
+    /// After `welcome` at a version that has the board: gives the slot's cell a new generation and names the
+    /// board, unless there is no board, the slot has no cell, or its cell's last client is still firing.
+    private mutating func offerBoard(to slot: UInt64, version: UInt16) {
+        guard version >= WireProtocol.handOverVersion, slot < HandOverBoard.cells else { return }
+        if boardWanted, let pid = connections[slot]?.pid,
+            connections.contains(where: { $0.value.version >= WireProtocol.handOverVersion && $0.value.pid != pid })
+        {
+            boardWanted = false
+            actions.append(.createBoard)
+        }
+        guard let board else { return }
+        let generation = ((cellGenerations[slot] ?? 0) &+ 1) & HandOverBoard.generationMask
+        cellGenerations[slot] = generation
+        guard board.assign(cell: slot, generation: generation) else { return }
+        connections[slot]?.handOver = generation
+        enqueue(.handOverBoard(name: board.name, cell: slot, generation: generation), to: slot)
+    }
+
+    /// The driver created the board it was asked for (nil: it could not; none is asked for again): it is named
+    /// to every client of version 4 connected.
+    mutating func boardCreated(_ created: HandOverBoard?) -> [Action] {
+        guard board == nil, let created else { return [] }
+        board = created
+        for (slot, connection) in connections.sorted(by: { $0.key < $1.key })
+        where connection.welcomed && !connection.closing {
+            offerBoard(to: slot, version: connection.version)
+        }
+        return takeActions()
+    }
+
+    /// The driver's turn is over: arms what the arbiter predicts (extending the chain), catches up with the links
+    /// that fired, and sends as frames the grants that nobody waits for on the board (all of them when the driver
+    /// is about to sleep: `idle`).
+    mutating func handOver(idle: Bool = false) -> [Action] {
+        guard board != nil else { return [] }
+        extendHandOvers()
+        observeHandOvers()
+        deliverHandedOver(all: idle)
+        return takeActions()
+    }
+
+    /// Whether grants written on the board may still need sending as frames.
+    var hasHandedOverGrants: Bool { !handedOver.isEmpty }
+
+    /// Catches up with the links that fired, in chain order.
+    private mutating func observeHandOvers() {
+        guard let board else { return }
+        while let link = links.first {
+            let state = board.state(of: link)
+            guard state != .armed else { return }
+            links.removeFirst()
+            linkFired(link)
+        }
+        if links.isEmpty { predicted = nil }
+    }
+
+    /// Takes every armed link back; those that fired meanwhile are caught up with.
+    private mutating func revokeHandOvers() {
+        guard let board, !links.isEmpty else { return }
+        observeHandOvers()
+        let armed = links
+        links = []
+        predicted = nil
+        var revoked = false
+        for link in armed {
+            // Every link is taken back, or a later grant of its access by frame would fire it. Once one is taken
+            // back in time, the accesses after it were never granted, so none of theirs can have fired.
+            let state = board.revoke(link)
+            if state == .armed {
+                revoked = true
+            } else if !revoked {
+                linkFired(link)
+            }
+        }
+    }
+
+    /// A link fired: its access ended, and its waiter's grant is on the board (sent as a frame only if the
+    /// waiter does not take it).
+    private mutating func linkFired(_ link: HandOverLink) {
+        let access = RequestID(link.ender << Self.localBits | link.access)
+        handOverStarts.removeAll { $0 == access }
+        handOverCount += 1
+        carried = (RequestID(link.waiter << Self.localBits | link.request), nil)
+        perform(arbiter.accessEnded(access, from: ClientID(link.ender), presence: []))
+        if let paths = carried?.paths { handedOver.append((link, paths)) }
+        carried = nil
+    }
+
+    /// Sends the grants written on the board whose waiters are not waiting on it (or all, with `all`), unless
+    /// they were taken meanwhile.
+    private mutating func deliverHandedOver(all: Bool) {
+        guard let board, !handedOver.isEmpty else { return }
+        var kept: [(link: HandOverLink, paths: [ItemPath])] = []
+        for (link, paths) in handedOver {
+            guard connections[link.waiter]?.handOver == link.waiterGeneration, board.grantPending(link) else {
+                continue
+            }
+            if !all && board.isWaiting(cell: link.waiter) {
+                kept.append((link, paths))
+            } else if board.reclaim(link) {
+                enqueue(.grant(RequestID(link.request), paths: paths), to: link.waiter)
+            }
+        }
+        handedOver = kept
+    }
+
+    /// Arms links from the last predicted grant on (or, without links, from a granted request), as far as the
+    /// arbiter predicts that ending each access grants one request and does nothing else.
+    private mutating func extendHandOvers() {
+        guard graceDeadline == nil, !handOverStarts.isEmpty, arbiter.requestCount > handOverStarts.count else {
+            return
+        }
+        if let tail = links.last {
+            guard var state = predicted, state.requestCount > handOverStarts.count else { return }
+            appendLinks(from: RequestID(tail.waiter << Self.localBits | tail.request), &state)
+            predicted = state
+            return
+        }
+        // Few grants at once: the contended hand-over of one item, not a crowd of readers.
+        for start in handOverStarts.prefix(Self.handOverStartLimit) {
+            var state = arbiter
+            appendLinks(from: start, &state)
+            if !links.isEmpty {
+                predicted = state
+                return
+            }
+        }
+    }
+
+    /// The most granted requests looked at for a new chain.
+    static let handOverStartLimit = 4
+    /// The most links armed at once.
+    static let handOverChainLimit = 8
+
+    /// Arms links from `start` on, playing each end on `state`; stops at an end that would do more than grant
+    /// one request (or nothing), at a client without the board, or at a cell already in the chain.
+    private mutating func appendLinks(from start: RequestID, _ state: inout Arbiter) {
+        guard let board else { return }
+        var access = start
+        while links.count < Self.handOverChainLimit {
+            let ender = access.rawValue >> Self.localBits
+            guard let enderGeneration = connections[ender]?.handOver,
+                !links.contains(where: { $0.ender == ender })
+            else { return }
+            let before = state
+            var next: (request: RequestID, client: ClientID)?
+            var alone = true
+            for action in state.accessEnded(access, from: ClientID(ender), presence: []) {
+                switch action {
+                case .cancelTimer: continue
+                case .grant(let request, let client, _, false) where next == nil: next = (request, client)
+                default: alone = false
+                }
+            }
+            guard alone, let (request, client) = next, let waiterGeneration = connections[client.rawValue]?.handOver,
+                requestEpochs[request] == moveEpoch,
+                !links.contains(where: { $0.waiter == client.rawValue }),
+                !handedOver.contains(where: { $0.link.waiter == client.rawValue })
+            else {
+                state = before
+                return
+            }
+            let link = HandOverLink(
+                ender: ender, enderGeneration: enderGeneration, access: access.rawValue & Self.localMask,
+                waiter: client.rawValue, waiterGeneration: waiterGeneration, request: request.rawValue & Self.localMask)
+            guard board.arm(link) else {
+                state = before
+                return
+            }
+            links.append(link)
+            access = request
+        }
     }
 }

@@ -17,6 +17,11 @@ import Synchronization
 /// at once (`MSG_DONTWAIT`); the rest waits in the buffer for that thread, which polls for room. A thread that
 /// waits for its grant, and so waits for the host anyway, reads the socket itself while nobody else does, and
 /// makes the connection itself when the session asks for one nobody has started (``lead(until:)``).
+///
+/// With a host of protocol version 4 that names a ``HandOverBoard``, the connection maps it (off the lock): a
+/// waiting thread watches its cell there beside the socket, and the end of an access the host armed a hand-over
+/// for fires it instead of sending `accessEnded` (unless this process reported a move, a presenter change or a
+/// cancel during the access, which the host may not have read yet).
 final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     private struct State {
         var session: ArbiterSession
@@ -43,6 +48,23 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         /// The connection's thread left the socket to a waiting thread and waits for its wake pipe only: the
         /// waiting thread wakes it when it is done.
         var threadParked = false
+        /// The host's hand-over board for the connection of `attempt`: mapped once the host named it.
+        var board: BoardUse?
+        /// How many events that change what the host predicts (a move, a presenter's registration, a reply…)
+        /// this process submitted; see ``grantedAt``.
+        var predictionChanges: UInt64 = 0
+        /// For each granted access, ``predictionChanges`` when it was granted: an access during which this process
+        /// submitted such an event does not hand itself over on the board, since the host may not have read the
+        /// event yet and predicted without it.
+        var grantedAt: [RequestID: UInt64] = [:]
+    }
+
+    /// The board of one connection, and the connection's cell and generation on it.
+    private struct BoardUse {
+        let attempt: UInt64
+        let board: HandOverBoard
+        let cell: UInt64
+        let generation: UInt32
     }
 
     /// The decoder and the read buffer, touched only by the thread that holds `readerBusy`.
@@ -61,6 +83,8 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         var close: [Int32] = []
         var perform: [ClientAction] = []
         var answers: [(SnapshotWaiter, ArbiterSession.SnapshotAnswer)] = []
+        /// A board to map (a file to open, off the lock).
+        var openBoard: (attempt: UInt64, name: String, cell: UInt64, generation: UInt32)?
     }
 
     /// Where the arbiter this connection uses lives.
@@ -96,8 +120,31 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     // MARK: ArbiterEndpoint
 
     func submit(_ event: ClientEvent) {
+        if case .accessEnded(let request, _) = event, let use = boardForEnding(request) {
+            let firing = use.board.fire(cell: use.cell, generation: use.generation, access: request)
+            if firing != .none { HandOverCounts.passedOn.add(1, ordering: .relaxed) }
+            if firing == .silent {
+                // The next client has the access and waits on the board; the host reads the end there.
+                feed { $0.session.accessEndedByHandOver(request) }
+                return
+            }
+        }
         let now = SystemInterface.now()
-        feed { $0.session.eventSubmitted(event, now: now) }
+        feed { state in
+            if event.changesPredictions { state.predictionChanges &+= 1 }
+            return state.session.eventSubmitted(event, now: now)
+        }
+    }
+
+    /// The board on which ending `request` may hand it over: the connection's, if no event that changes the
+    /// host's predictions was submitted since its grant.
+    private func boardForEnding(_ request: RequestID) -> BoardUse? {
+        state.withLock { state in
+            guard let grantedAt = state.grantedAt.removeValue(forKey: request), let use = state.board,
+                grantedAt == state.predictionChanges
+            else { return nil }
+            return use
+        }
     }
 
     func snapshot() throws(FileCoordinationError) -> WireSnapshot {
@@ -168,7 +215,11 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                     state.flushing = true
                     work.flush = true
                 }
+            case .useBoard(let attempt, let name, let cell, let generation):
+                guard state.socket?.attempt == attempt else { continue }
+                work.openBoard = (attempt, name, cell, generation)
             case .close(let attempt):
+                if state.board?.attempt == attempt { state.board = nil }
                 guard let socket = state.socket, socket.attempt == attempt else { continue }
                 state.socket = nil
                 state.output.removeAll(keepingCapacity: true)
@@ -179,6 +230,9 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                     work.close.append(socket.descriptor)
                 }
             case .perform(let clientAction):
+                if case .grant(let request, _, _) = clientAction, state.board != nil {
+                    state.grantedAt[request] = state.predictionChanges
+                }
                 work.perform.append(clientAction)
             case .answerSnapshot(let tag, let answer):
                 if let waiter = state.snapshots.removeValue(forKey: tag) { work.answers.append((waiter, answer)) }
@@ -197,6 +251,15 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     /// performed, queries answered.
     private func run(_ work: Work) {
         for descriptor in work.close { SystemCall.close(descriptor) }
+        if let (attempt, name, cell, generation) = work.openBoard, cell < HandOverBoard.cells,
+            let board = try? HandOverBoard.open(named: name, in: paths.directoryPath)
+        {
+            // Without it (gone already, or not a board), accesses go by frames as with an older host.
+            state.withLock { state in
+                guard state.socket?.attempt == attempt else { return }
+                state.board = BoardUse(attempt: attempt, board: board, cell: cell, generation: generation)
+            }
+        }
         if work.startThread { startThread() } else if work.wakeThread { wakeThread() }
         if work.flush { flush() }
         for action in work.perform { perform(action) }
@@ -395,10 +458,16 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             buffers.attempt = socket.attempt
             buffers.decoder = WireDecoder()
         }
+        // With a board, the wait is on the board and the socket together; the socket is read once readable.
+        var readable = false
+        if waiting, let use = state.withLock({ $0.board }), use.attempt == socket.attempt {
+            guard waitOnBoard(use, socket) else { return }
+            readable = true
+        }
         let count: Int?
         do {
             count =
-                try waiting
+                try waiting && !readable
                 ? SocketSystem.receiveWaiting(
                     socket.descriptor, into: buffers.chunk.bytes, milliseconds: Self.leaderPatience,
                     spinning: Self.leaderSpin)
@@ -461,6 +530,11 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     /// How long a waiting thread polls for its answer without sleeping before it sleeps in `poll`.
     static let leaderSpin: Duration = .microseconds(200)
 
+    /// How long a waiting thread polls its socket and its cell on the hand-over board without sleeping, before it
+    /// sleeps on the cell's doorbell. Longer than ``leaderSpin``: in a queue of clients, a grant handed over on the
+    /// board is taken in a few microseconds by a spinning waiter and costs a wake-up to a sleeping one.
+    static let boardSpin: Duration = .microseconds(500)
+
     /// Reads the socket on the calling thread until `resolved` (its own grant or failure came) or until another
     /// thread reads: the waiting thread is woken by the host's answer itself, not by a reader thread that then
     /// wakes it (leader/follower, as a thread blocked on a channel reads its own reply). Every frame read is
@@ -496,6 +570,42 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             case .stop:
                 return
             }
+        }
+    }
+
+    /// Waits for the socket and, beside it, for a grant another client writes on the board: polls both without
+    /// sleeping for ``boardSpin``, then sleeps on the cell's doorbell (rung by that client and by the host for
+    /// every frame it sends) for up to ``leaderPatience``. A grant taken is handled at once. Returns true when the
+    /// socket is readable, false when the wait is over without it (a grant came, or time is up).
+    private func waitOnBoard(_ use: BoardUse, _ socket: (attempt: UInt64, descriptor: Int32)) -> Bool {
+        let board = use.board
+        let end = ContinuousClock.now + Self.boardSpin
+        var entry = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
+        var slept = false
+        board.setPresence(.spinning, cell: use.cell)
+        defer { board.setPresence(.absent, cell: use.cell) }
+        while true {
+            let tired = ContinuousClock.now >= end
+            var seen: UInt32 = 0
+            if tired {
+                // Said before the last look: whoever writes a grant or a frame after it rings this thread awake.
+                board.setPresence(.sleeping, cell: use.cell)
+                seen = board.doorbell(cell: use.cell)
+            }
+            if let request = board.take(cell: use.cell, generation: use.generation) {
+                HandOverCounts.received.add(1, ordering: .relaxed)
+                feed { $0.session.grantedByHandOver(request, attempt: socket.attempt) }
+                return false
+            }
+            entry.revents = 0
+            if poll(&entry, 1, 0) > 0 { return true }
+            guard tired else {
+                sched_yield()
+                continue
+            }
+            if slept { return false }
+            slept = true
+            board.sleep(cell: use.cell, seen: seen, milliseconds: Self.leaderPatience)
         }
     }
 
@@ -551,5 +661,18 @@ private enum ExitDrain {
         let live = connections.withLock { $0.compactMap(\.connection) }
         let deadline = SystemInterface.now().advanced(byNanoseconds: ArbiterSession.patience)
         for connection in live { connection.drain(until: deadline) }
+    }
+}
+
+extension ClientEvent {
+    /// Whether the host, reading this event after an access of this process ended on the board, could have
+    /// predicted that hand-over differently: everything but requests and ends (which it handles in either order).
+    var changesPredictions: Bool {
+        switch self {
+        case .accessRequested, .accessEnded: return false
+        case .presenterRegistered, .presenterMoved, .presenterRemoved, .itemMoved, .cancelRequested, .presenterReplied,
+            .itemVersionsChanged:
+            return true
+        }
     }
 }

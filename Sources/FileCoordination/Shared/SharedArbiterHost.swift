@@ -85,7 +85,7 @@ final class SharedArbiterHost: @unchecked Sendable {
                 HostSession.pids(inClientList: SocketSystem.readSmallFile(paths.clients) ?? "")
                     .filter(SocketSystem.processExists))
         }
-        session = HostSession(awaiting: awaited, now: now)
+        session = HostSession(awaiting: awaited, now: now, createsBoard: true)
         do {
             listener = try SocketSystem.listen(at: paths.socket)
         } catch {
@@ -157,6 +157,7 @@ final class SharedArbiterHost: @unchecked Sendable {
     /// Stops accepting connections (a client connecting now would be reset as the process goes), and removes
     /// the socket and the client list if no other process is connected.
     private func removeSocketIfUnused() {
+        removeBoard()
         SocketSystem.shutDown(listener)
         guard foreignConnections.load(ordering: .acquiring) == 0 else { return }
         SocketSystem.unlinkIfPresent(paths.socket)
@@ -166,6 +167,7 @@ final class SharedArbiterHost: @unchecked Sendable {
     /// Undoes `init` when the host's thread cannot start: the socket goes (nobody would accept on it), and every
     /// descriptor but the lock's, which the caller closes. The client list keeps what `init` wrote.
     private func abandon() {
+        removeBoard()
         SocketSystem.unlinkIfPresent(paths.socket)
         for descriptor in [listener, wakeRead, wakeWrite, clientsFile] { SystemCall.close(descriptor) }
     }
@@ -173,6 +175,7 @@ final class SharedArbiterHost: @unchecked Sendable {
     /// Closes everything after a foreground run; the socket stays if clients remain, so that one of them takes
     /// over with a grace period.
     private func shutDown() {
+        removeBoard()
         if sockets.values.allSatisfy({ $0.pid == ownPID }) {
             SocketSystem.unlinkIfPresent(paths.socket)
             SocketSystem.replaceContents(of: clientsFile, with: "")
@@ -182,6 +185,12 @@ final class SharedArbiterHost: @unchecked Sendable {
         SystemCall.close(listener)
         SystemCall.close(clientsFile)
         SystemCall.close(lockDescriptor)
+    }
+
+    /// Unlinks the board's file: clients that mapped it keep their mapping; a client that has not opened it yet
+    /// goes without.
+    private func removeBoard() {
+        if let board = session.board { HandOverBoard.remove(named: board.name, in: paths.directoryPath) }
     }
 
     // MARK: the loop
@@ -200,6 +209,12 @@ final class SharedArbiterHost: @unchecked Sendable {
             do {
                 let timeout = pollTimeout(SystemInterface.now())
                 if !(worked && timeout != 0 && SystemCall.pollWithoutSleeping(&pollSet, for: Self.busyPolling)) {
+                    // About to sleep: a grant written on the board that its waiter has not taken goes as a frame.
+                    if session.hasHandedOverGrants {
+                        perform(session.handOver(idle: true))
+                        flushOutputs()
+                        buildPollSet()
+                    }
                     try SocketSystem.poll(&pollSet, timeout: timeout)
                 }
             } catch {
@@ -212,6 +227,7 @@ final class SharedArbiterHost: @unchecked Sendable {
                 guard let slot = descriptorSlots[entry.fd] else { continue }
                 if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { readFrames(slot) }
             }
+            perform(session.handOver())
             flushOutputs()
         }
     }
@@ -316,7 +332,13 @@ final class SharedArbiterHost: @unchecked Sendable {
                 sockets.values[index].output.removeAll(keepingCapacity: small)
                 sockets.values[index].outputStart = 0
             }
-            if count > 0 { written.append((sockets.keys[index], count)) }
+            if count > 0 {
+                written.append((sockets.keys[index], count))
+                // A client waiting on the board sleeps on its doorbell, not on its socket.
+                if let board = session.board, sockets.keys[index] < HandOverBoard.cells {
+                    board.ring(cell: sockets.keys[index])
+                }
+            }
         }
         for (slot, count) in written { perform(session.outputWritten(count, to: slot)) }
         for slot in failedWrites { perform(session.hungUp(slot)) }
@@ -337,6 +359,9 @@ final class SharedArbiterHost: @unchecked Sendable {
                 if socket.pid != ownPID { foreignConnections.wrappingSubtract(1, ordering: .relaxed) }
             case .writeClientList(let pids):
                 SocketSystem.replaceContents(of: clientsFile, with: HostSession.clientListContents(pids))
+            case .createBoard:
+                // Without a board (it could not be made) clients are served by frames, as by a host of version 3.
+                perform(session.boardCreated(try? HandOverBoard.create(in: paths.directoryPath, pid: getpid())))
             }
         }
     }

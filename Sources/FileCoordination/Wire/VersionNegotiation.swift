@@ -58,10 +58,12 @@ struct VersionNegotiation: Equatable, Sendable {
         }
     }
 
-    /// The offer of ``supported``; with `legacy`, only the newest version in the layout of a build from before
-    /// negotiation.
+    /// The offer of ``supported``; with `legacy`, one version in the layout of a build from before negotiation:
+    /// version 3, the only one such builds speak (the newest when this side does not speak 3).
     func offer(legacy: Bool = false) -> Offer {
-        Offer(newest: supported.upperBound, lowest: legacy ? nil : supported.lowerBound)
+        guard legacy else { return Offer(newest: supported.upperBound, lowest: supported.lowerBound) }
+        let version = WireProtocol.preNegotiationVersion
+        return Offer(newest: supported.contains(version) ? version : supported.upperBound, lowest: nil)
     }
 
     /// The host's answer to a client offering `version` down to `lowestVersion` (nil: `version` only).
@@ -86,6 +88,8 @@ struct VersionNegotiation: Equatable, Sendable {
         switch frame {
         case .versionsChanged:
             return version >= WireProtocol.versionNoticesVersion
+        case .handOverBoard:
+            return version >= WireProtocol.handOverVersion
         case .deliver(let delivery):
             switch delivery.message {
             case .versionsChanged, .subitemVersionsChanged:

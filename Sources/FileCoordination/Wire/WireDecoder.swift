@@ -167,6 +167,10 @@ struct WireDecoder: Sendable {
         case .snapshotResponse:
             let tag = try reader.read(UInt64.self)
             return .snapshotResponse(tag: tag, try reader.readSnapshot())
+        case .handOverBoard:
+            let name = try reader.readString()
+            let cell = try reader.read(UInt64.self)
+            return .handOverBoard(name: name, cell: cell, generation: try reader.read(UInt32.self))
         }
     }
 }

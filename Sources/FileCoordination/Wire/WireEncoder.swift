@@ -112,6 +112,10 @@ enum WireEncoder {
         case .snapshotResponse(let tag, let snapshot):
             writer.write(tag)
             try writer.write(snapshot)
+        case .handOverBoard(let name, let cell, let generation):
+            try writer.writeString(name)
+            writer.write(cell)
+            writer.write(generation)
         }
     }
 }

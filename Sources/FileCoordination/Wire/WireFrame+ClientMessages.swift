@@ -59,7 +59,8 @@ extension WireFrame {
             return .presenterReplied(message, failure: failure)
         case .versionsChanged(let path, let notice):
             return .itemVersionsChanged(path, notice)
-        case .hello, .welcome, .refused, .snapshotRequest, .redeclared, .grant, .fail, .deliver, .snapshotResponse:
+        case .hello, .welcome, .refused, .snapshotRequest, .redeclared, .grant, .fail, .deliver, .snapshotResponse,
+            .handOverBoard:
             return nil
         }
     }
@@ -87,7 +88,7 @@ extension WireFrame {
             return .deliver(delivery)
         case .hello, .welcome, .refused, .presenterRegistered, .presenterMoved, .presenterRemoved, .accessRequested,
             .accessEnded, .itemMoved, .cancelRequested, .presenterReplied, .snapshotRequest, .redeclared, .snapshotResponse,
-            .versionsChanged:
+            .versionsChanged, .handOverBoard:
             return nil
         }
     }

@@ -72,6 +72,9 @@ enum WireFrame: Hashable, Sendable {
     case deliver(PresenterDelivery)
     /// The answer to ``snapshotRequest(tag:)``: `u64 tag, snapshot` (see ``WireSnapshot``).
     case snapshotResponse(tag: UInt64, WireSnapshot)
+    /// Version 4, after `welcome`: `string name, u64 cell, u32 generation` — the ``HandOverBoard`` file of the
+    /// coordination directory, the connection's cell on it and the cell's generation.
+    case handOverBoard(name: String, cell: UInt64, generation: UInt32)
 
     /// The frame's type code.
     var type: WireFrameType {
@@ -94,6 +97,7 @@ enum WireFrame: Hashable, Sendable {
         case .fail: return .fail
         case .deliver: return .deliver
         case .snapshotResponse: return .snapshotResponse
+        case .handOverBoard: return .handOverBoard
         }
     }
 }

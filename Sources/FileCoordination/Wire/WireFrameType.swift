@@ -39,6 +39,8 @@ enum WireFrameType: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case deliver = 0x22
     /// Host to client: the snapshot asked for by a `snapshotRequest`.
     case snapshotResponse = 0x23
+    /// Host to client, right after `welcome` at version 4: the hand-over board to use and the connection's cell.
+    case handOverBoard = 0x24
 
     /// The case name and its code, for example `accessRequested(0x13)`.
     var description: String {
@@ -63,6 +65,7 @@ enum WireFrameType: UInt8, CaseIterable, Sendable, CustomStringConvertible {
         case .fail: name = "fail"
         case .deliver: name = "deliver"
         case .snapshotResponse: name = "snapshotResponse"
+        case .handOverBoard: name = "handOverBoard"
         }
         return "\(name)(0x\(hex.count < 2 ? "0" + hex : hex))"
     }

@@ -14,7 +14,9 @@ enum WireProtocol {
     ///
     /// Version 2: `grant` carries `reportsPresence` and `accessEnded` the items' presence.
     /// Version 3: `versionsChanged` frames, and the two version notices among the delivered messages.
-    static let version: UInt16 = 3
+    /// Version 4: the `handOverBoard` frame after `welcome`; an access handed over on the board
+    /// (``HandOverBoard``) ends without an `accessEnded` frame.
+    static let version: UInt16 = 4
 
     /// The oldest protocol version this code speaks: a connection agreed at it leaves out what later versions
     /// added (``VersionNegotiation/carries(_:at:)``).
@@ -22,6 +24,12 @@ enum WireProtocol {
 
     /// The version that added the `versionsChanged` frame and the version notices among delivered messages.
     static let versionNoticesVersion: UInt16 = 3
+
+    /// The version of the builds from before negotiation, which a `hello` of the old layout names.
+    static let preNegotiationVersion: UInt16 = 3
+
+    /// The version that added the hand-over board.
+    static let handOverVersion: UInt16 = 4
 
     /// The largest encoded version a version notice carries, 64 KiB (a version's description is a few hundred
     /// bytes); a larger one is an error.

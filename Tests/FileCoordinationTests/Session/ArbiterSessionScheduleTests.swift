@@ -65,6 +65,8 @@ struct SessionSchedule {
     private(set) var failures: [String] = []
     private(set) var trace: [String] = []
     private(set) var welcomes = 0
+    /// The newest version the last connect offered: the host welcomes at it.
+    private var offered = WireProtocol.version
     private(set) var deaths = 0
     private(set) var grants = 0
 
@@ -229,7 +231,7 @@ struct SessionSchedule {
         let redeclaring = everWelcomed
         hostKnows = []
         let actions = session.frameReceived(
-            .welcome(version: WireProtocol.version, clientID: ClientID(1)), attempt: attempt, now: now)
+            .welcome(version: offered, clientID: ClientID(1)), attempt: attempt, now: now)
         open?.welcomed = true
         everWelcomed = true
         // The declarations: exactly the presenters and accesses of the model, then `redeclared` after a hand-over.
@@ -274,10 +276,11 @@ struct SessionSchedule {
         trace.append("\(label) -> \(actions)")
         for action in actions {
             switch action {
-            case .connect(let attempt, _):
+            case .connect(let attempt, let offer):
                 if connecting != nil { fail("connect \(attempt) while attempt \(connecting!) is under way") }
                 if let socket = open { fail("connect \(attempt) while the socket of \(socket.attempt) is open") }
                 connecting = attempt
+                offered = offer.newest
             case .send(let frame, let attempt):
                 guard let socket = open, socket.attempt == attempt,
                     socket.welcomed || frame == .redeclared
@@ -311,6 +314,7 @@ struct SessionSchedule {
                 case .deliver: break
                 }
             case .answerSnapshot: break
+            case .useBoard: fail("\(label): a board to use, and no host named one")
             }
         }
         if case .idle(let unavailable) = session.phase, unavailable != nil, !waiting.isEmpty {

@@ -105,9 +105,11 @@ struct ArbiterSessionVersionTests {
         _ = session.connectionLost(attempt: 3, reason: "eof", now: Tests.at(8))
         #expect(session.timePassed(now: Tests.at(9)) == [.connect(attempt: 4, offer: Self.legacy)])
         _ = session.connected(attempt: 4, now: Tests.at(10))
-        #expect(!session.frameReceived(Tests.welcome, attempt: 4, now: Tests.at(11)).isEmpty)
+        // The old layout names version 3, the one builds from before negotiation speak.
+        let oldWelcome = WireFrame.welcome(version: WireProtocol.preNegotiationVersion, clientID: ClientID(1))
+        #expect(!session.frameReceived(oldWelcome, attempt: 4, now: Tests.at(11)).isEmpty)
         #expect(session.phase == .connected(attempt: 4))
-        #expect(session.agreedVersion == WireProtocol.version)
+        #expect(session.agreedVersion == 3)
         // A refused connection is not retried in the old layout: the host answered.
         var refused = ArbiterSession()
         _ = refused.eventSubmitted(Tests.request(1), now: Tests.at(0))

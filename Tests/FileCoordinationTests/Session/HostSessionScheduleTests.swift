@@ -656,6 +656,8 @@ struct HostSchedule {
                     fail("\(label): a \(frame.type) frame of \(size) bytes, more than the model allows for")
                 }
                 receive(frame, slot, label)
+            case .createBoard:
+                fail("\(label): a board asked for by a session made without one")
             case .close(let slot, let reason):
                 guard let client = clients.removeValue(forKey: slot) else {
                     fail("\(label): close of slot \(slot), which is not open")

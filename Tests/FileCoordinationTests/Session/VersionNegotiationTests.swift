@@ -58,9 +58,14 @@ struct VersionNegotiationTests {
         let legacy = Self.host.offer(legacy: true)
         #expect(legacy.hello(pid: 7, commandLine: "q") == .hello(version: 3, pid: 7, commandLine: "q"))
         #expect(legacy.accepts(welcome: 3) && !legacy.accepts(welcome: 2))
+        // A build that speaks 4 too still names 3 in the old layout: builds from before negotiation speak only 3.
+        let newer = VersionNegotiation(supported: 2...4).offer(legacy: true)
+        #expect(newer.hello(pid: 7, commandLine: "q") == .hello(version: 3, pid: 7, commandLine: "q"))
     }
 
-    @Test("version 2 lacks the versionsChanged frame and the two version notices; every other frame is in both")
+    @Test(
+        "version 2 lacks the versionsChanged frame and the two version notices, version 3 the hand-over board; every other frame is in all"
+    )
     func framesOfEachVersion() {
         let notice = VersionNotice(.gained, version: [1])
         func delivery(_ message: PresenterMessage) -> WireFrame {
@@ -80,6 +85,10 @@ struct VersionNegotiationTests {
         for frame in SampleFrames.frames where !added.contains(frame) {
             let isNotice: Bool
             switch frame {
+            case .handOverBoard:
+                #expect(!VersionNegotiation.carries(frame, at: 2) && !VersionNegotiation.carries(frame, at: 3))
+                #expect(VersionNegotiation.carries(frame, at: 4))
+                continue
             case .versionsChanged: isNotice = true
             case .deliver(let delivery):
                 switch delivery.message {
@@ -90,6 +99,7 @@ struct VersionNegotiationTests {
             }
             #expect(VersionNegotiation.carries(frame, at: 2) == !isNotice, "\(frame)")
             #expect(VersionNegotiation.carries(frame, at: 3), "\(frame)")
+            #expect(VersionNegotiation.carries(frame, at: 4), "\(frame)")
         }
     }
 }

@@ -34,7 +34,7 @@ import Testing
                 "presenterRemoved(0x12)", "accessRequested(0x13)", "accessEnded(0x14)", "itemMoved(0x15)",
                 "cancelRequested(0x16)", "presenterReplied(0x17)", "snapshotRequest(0x18)", "redeclared(0x19)",
                 "versionsChanged(0x1a)", "grant(0x20)",
-                "fail(0x21)", "deliver(0x22)", "snapshotResponse(0x23)",
+                "fail(0x21)", "deliver(0x22)", "snapshotResponse(0x23)", "handOverBoard(0x24)",
             ])
     }
 

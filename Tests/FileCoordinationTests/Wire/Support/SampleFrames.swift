@@ -123,6 +123,8 @@ enum SampleFrames {
             .fail(RequestID(.max), .presenterFailed(presenterFailure)),
             .snapshotResponse(tag: .max, snapshot),
             .snapshotResponse(tag: 0, WireSnapshot(presenters: [], claims: [])),
+            .handOverBoard(name: "arbiter.board.4242", cell: 1023, generation: 4_194_303),
+            .handOverBoard(name: "", cell: 0, generation: 0),
         ]
         + messages.enumerated().map { index, message in
             .deliver(
