@@ -72,6 +72,23 @@ public enum SystemCall {
         return prefix == "/" ? "/" + path : prefix + "/" + path
     }
 
+    /// The names in the directory at `path`, without `.` and `..`, in the order `readdir` gives them.
+    /// - Throws: ``SystemCallError`` when the directory cannot be opened or read.
+    public static func directoryEntries(_ path: String) throws(SystemCallError) -> [String] {
+        guard let directory = opendir(path) else { throw SystemCallError(call: "opendir", path: path) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        errno = 0
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        if errno != 0 { throw SystemCallError(call: "readdir", path: path) }
+        return names
+    }
+
     /// Closes a descriptor once. Never retried: on Linux the descriptor is released even when `close` reports
     /// `EINTR`, and a retry could close one another thread has just been given. Errors are ignored.
     public static func close(_ descriptor: Int32) {

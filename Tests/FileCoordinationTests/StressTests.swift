@@ -222,3 +222,16 @@ struct SplitMix64 {
         return Int(z % UInt64(bound))
     }
 }
+
+extension SplitMix64 {
+    /// True `percent` times in a hundred.
+    mutating func chance(_ percent: Int) -> Bool { next(100) < percent }
+
+    /// One of `values` at random, picked from them in sorted order so that a seed gives the same pick whatever
+    /// the collection's own order (nil if none).
+    mutating func pick<T: Comparable>(_ values: some Collection<T>) -> T? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        return sorted[next(sorted.count)]
+    }
+}

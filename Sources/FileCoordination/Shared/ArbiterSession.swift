@@ -96,6 +96,8 @@ struct ArbiterSession {
         let submitted: Instant
         var granted = false
         var cancelled = false
+        /// ``predictionChanges`` when it was granted (nil while it waits).
+        var changesAtGrant: UInt64?
     }
 
     private struct PresenterRecord {
@@ -128,6 +130,8 @@ struct ArbiterSession {
     private var snapshotsToSend: [UInt64] = []
     /// Snapshot queries sent on the current connection.
     private var snapshotsSent: Set<UInt64> = []
+    /// How many events that change what the host predicts (``ClientEvent/changesPredictions``) were submitted.
+    private var predictionChanges: UInt64 = 0
 
     /// A session that has not tried to connect yet; with `permanentFailure`, one that never will (every
     /// request is answered ``ClientAction/unavailable(_:_:)`` with it). `negotiation` gives the protocol versions
@@ -173,6 +177,7 @@ struct ArbiterSession {
             }
             return []
         }
+        if event.changesPredictions { predictionChanges &+= 1 }
         let frame = record(event, now: now)
         switch phase {
         case .connected(let attempt):
@@ -277,6 +282,13 @@ struct ArbiterSession {
             !outstanding.granted
         else { return [] }
         return dispatch(.grant(request, paths: outstanding.intents.map(\.path))) ?? []
+    }
+
+    /// Whether ending the granted `request` may hand it over on the host's board: not if this process submitted,
+    /// since the grant, an event that changes what the host predicts (a move, a presenter's registration, a
+    /// reply, a cancel…), which the host may not have read yet and so predicted without.
+    func mayHandOver(_ request: RequestID) -> Bool {
+        requests[request]?.changesAtGrant == predictionChanges
     }
 
     /// The access ended and handed itself over on the host's board: it is forgotten, and no end frame is sent
@@ -450,6 +462,7 @@ struct ArbiterSession {
             // A duplicate grant, or one for a request already failed or ended, changes nothing.
             guard var outstanding = requests[request], !outstanding.granted else { return [] }
             outstanding.granted = true
+            outstanding.changesAtGrant = predictionChanges
             for index in outstanding.intents.indices where index < paths.count {
                 let intent = outstanding.intents[index]
                 outstanding.intents[index] = AccessIntent(
@@ -491,6 +504,17 @@ struct ArbiterSession {
 }
 
 extension ClientEvent {
+    /// Whether the host, reading this event after an access of this process ended on the board, could have
+    /// predicted that hand-over differently: everything but requests and ends (which it handles in either order).
+    var changesPredictions: Bool {
+        switch self {
+        case .accessRequested, .accessEnded: return false
+        case .presenterRegistered, .presenterMoved, .presenterRemoved, .itemMoved, .cancelRequested, .presenterReplied,
+            .itemVersionsChanged:
+            return true
+        }
+    }
+
     /// Whether the event asks for access (and so needs a host now).
     var isRequest: Bool {
         if case .accessRequested = self { return true }

@@ -68,7 +68,6 @@ final class HandOverBoard: @unchecked Sendable {
         removeStale(in: directory)
         let name = filePrefix + String(pid)
         let path = directory + "/" + name
-        _ = unlink(path)
         let descriptor = try SystemCall.retryingOnInterrupt("open", path: path) {
             Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | CQuire_O_NOFOLLOW, 0o600)
         }
@@ -77,7 +76,7 @@ final class HandOverBoard: @unchecked Sendable {
             try SystemCall.retryingOnInterrupt("ftruncate", path: path) { ftruncate(descriptor, off_t(size)) }
             return try map(descriptor, name: name, path: path)
         } catch {
-            _ = unlink(path)
+            SocketSystem.unlinkIfPresent(path)
             throw error
         }
     }
@@ -104,7 +103,7 @@ final class HandOverBoard: @unchecked Sendable {
 
     /// Removes the host's board file (at a clean shutdown).
     static func remove(named name: String, in directory: String) {
-        _ = unlink(directory + "/" + name)
+        SocketSystem.unlinkIfPresent(directory + "/" + name)
     }
 
     private static func map(_ descriptor: Int32, name: String, path: String) throws(SystemCallError) -> HandOverBoard {
@@ -117,16 +116,9 @@ final class HandOverBoard: @unchecked Sendable {
 
     /// Unlinks the boards of earlier hosts in `directory`.
     private static func removeStale(in directory: String) {
-        guard let stream = opendir(directory) else { return }
-        defer { closedir(stream) }
-        var stale: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasPrefix(filePrefix) { stale.append(name) }
+        for name in (try? SystemCall.directoryEntries(directory)) ?? [] where name.hasPrefix(filePrefix) {
+            SocketSystem.unlinkIfPresent(directory + "/" + name)
         }
-        for name in stale { _ = unlink(directory + "/" + name) }
     }
 
     // MARK: the host's side
@@ -246,18 +238,15 @@ struct HandOverLink: Equatable, Sendable {
     enum State: Equatable, Sendable {
         /// Still armed (or, from a revoke, taken back in time).
         case armed
-        /// The ender claimed it and is writing the grant.
-        case firing
-        /// The ender wrote the grant.
+        /// The ender claimed it (and wrote the grant, or is writing it): the end happened.
         case fired
-        /// The cell holds something else.
+        /// The cell holds something else: nothing of this link can happen any more.
         case gone
 
         init(_ code: Int32) {
             switch code {
             case 0: self = .armed
-            case 1: self = .firing
-            case 2: self = .fired
+            case 1, 2: self = .fired
             default: self = .gone
             }
         }

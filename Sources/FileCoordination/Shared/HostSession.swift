@@ -627,10 +627,17 @@ extension HostSession {
     private mutating func observeHandOvers() {
         guard let board else { return }
         while let link = links.first {
-            let state = board.state(of: link)
-            guard state != .armed else { return }
-            links.removeFirst()
-            linkFired(link)
+            switch board.state(of: link) {
+            case .armed:
+                return
+            case .fired:
+                links.removeFirst()
+                linkFired(link)
+            case .gone:
+                // Never fired (only the host rewrites a cell it armed): the predictions after it no longer hold.
+                links.removeFirst()
+                revokeHandOvers()
+            }
         }
         if links.isEmpty { predicted = nil }
     }

@@ -50,13 +50,6 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         var threadParked = false
         /// The host's hand-over board for the connection of `attempt`: mapped once the host named it.
         var board: BoardUse?
-        /// How many events that change what the host predicts (a move, a presenter's registration, a reply…)
-        /// this process submitted; see ``grantedAt``.
-        var predictionChanges: UInt64 = 0
-        /// For each granted access, ``predictionChanges`` when it was granted: an access during which this process
-        /// submitted such an event does not hand itself over on the board, since the host may not have read the
-        /// event yet and predicted without it.
-        var grantedAt: [RequestID: UInt64] = [:]
     }
 
     /// The board of one connection, and the connection's cell and generation on it.
@@ -130,21 +123,12 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
             }
         }
         let now = SystemInterface.now()
-        feed { state in
-            if event.changesPredictions { state.predictionChanges &+= 1 }
-            return state.session.eventSubmitted(event, now: now)
-        }
+        feed { $0.session.eventSubmitted(event, now: now) }
     }
 
-    /// The board on which ending `request` may hand it over: the connection's, if no event that changes the
-    /// host's predictions was submitted since its grant.
+    /// The board on which ending `request` may hand it over (``ArbiterSession/mayHandOver(_:)``).
     private func boardForEnding(_ request: RequestID) -> BoardUse? {
-        state.withLock { state in
-            guard let grantedAt = state.grantedAt.removeValue(forKey: request), let use = state.board,
-                grantedAt == state.predictionChanges
-            else { return nil }
-            return use
-        }
+        state.withLock { $0.session.mayHandOver(request) ? $0.board : nil }
     }
 
     func snapshot() throws(FileCoordinationError) -> WireSnapshot {
@@ -230,9 +214,6 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                     work.close.append(socket.descriptor)
                 }
             case .perform(let clientAction):
-                if case .grant(let request, _, _) = clientAction, state.board != nil {
-                    state.grantedAt[request] = state.predictionChanges
-                }
                 work.perform.append(clientAction)
             case .answerSnapshot(let tag, let answer):
                 if let waiter = state.snapshots.removeValue(forKey: tag) { work.answers.append((waiter, answer)) }
@@ -450,17 +431,17 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
         }
     }
 
-    /// Reads what arrived on the socket (waiting for it, at most ``leaderPatience``, if `waiting`) and feeds
-    /// each frame to the session; end of stream, an error or a malformed frame ends the connection. The caller
-    /// holds `readerBusy`.
-    private func read(_ socket: (attempt: UInt64, descriptor: Int32), waiting: Bool) {
+    /// Reads what arrived on the socket (waiting for it, at most ``leaderPatience``, if `waiting`, and watching
+    /// the connection's `board` beside it when there is one) and feeds each frame to the session; end of stream,
+    /// an error or a malformed frame ends the connection. The caller holds `readerBusy`.
+    private func read(_ socket: (attempt: UInt64, descriptor: Int32), waiting: Bool, board: BoardUse? = nil) {
         if buffers.attempt != socket.attempt {
             buffers.attempt = socket.attempt
             buffers.decoder = WireDecoder()
         }
         // With a board, the wait is on the board and the socket together; the socket is read once readable.
         var readable = false
-        if waiting, let use = state.withLock({ $0.board }), use.attempt == socket.attempt {
+        if waiting, let use = board {
             guard waitOnBoard(use, socket) else { return }
             readable = true
         }
@@ -557,15 +538,15 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                 }
                 guard let socket = state.socket, socket.attempt == current, !state.readerBusy else { return .stop }
                 state.readerBusy = true
-                return .read(socket)
+                return .read(socket, state.board?.attempt == current ? state.board : nil)
             }
             switch step {
             case .connect(let attempt, let offer):
                 connect(attempt, offer: offer)
                 // The connection's thread polls a set made before the socket existed: it must look again.
                 wakeThread()
-            case .read(let socket):
-                if !resolved() { read(socket, waiting: true) }
+            case .read(let socket, let board):
+                if !resolved() { read(socket, waiting: true, board: board) }
                 releaseReading()
             case .stop:
                 return
@@ -613,8 +594,8 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     private enum LeadStep {
         /// Make the attempt the session asked for, as the connection's thread would: this thread waits anyway.
         case connect(UInt64, VersionNegotiation.Offer)
-        /// Read the socket, holding the reader's role.
-        case read((attempt: UInt64, descriptor: Int32))
+        /// Read the socket, holding the reader's role (and watch the connection's board, if it has one).
+        case read((attempt: UInt64, descriptor: Int32), BoardUse?)
         /// Not connected, or another thread reads: wait to be resolved.
         case stop
     }
@@ -661,18 +642,5 @@ private enum ExitDrain {
         let live = connections.withLock { $0.compactMap(\.connection) }
         let deadline = SystemInterface.now().advanced(byNanoseconds: ArbiterSession.patience)
         for connection in live { connection.drain(until: deadline) }
-    }
-}
-
-extension ClientEvent {
-    /// Whether the host, reading this event after an access of this process ended on the board, could have
-    /// predicted that hand-over differently: everything but requests and ends (which it handles in either order).
-    var changesPredictions: Bool {
-        switch self {
-        case .accessRequested, .accessEnded: return false
-        case .presenterRegistered, .presenterMoved, .presenterRemoved, .itemMoved, .cancelRequested, .presenterReplied,
-            .itemVersionsChanged:
-            return true
-        }
     }
 }

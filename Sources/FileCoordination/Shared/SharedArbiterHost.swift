@@ -54,6 +54,8 @@ final class SharedArbiterHost: @unchecked Sendable {
     private let foreignConnections = Atomic<Int>(0)
     /// This process, whose own connection does not keep the socket in place at exit.
     private let ownPID = getpid()
+    /// The board's file name once made, for the exit handler (which runs on another thread than the session's).
+    private let boardName = Mutex<String?>(nil)
 
     /// The protocol: everything but the I/O.
     private var session: HostSession
@@ -190,7 +192,7 @@ final class SharedArbiterHost: @unchecked Sendable {
     /// Unlinks the board's file: clients that mapped it keep their mapping; a client that has not opened it yet
     /// goes without.
     private func removeBoard() {
-        if let board = session.board { HandOverBoard.remove(named: board.name, in: paths.directoryPath) }
+        if let name = boardName.withLock({ $0 }) { HandOverBoard.remove(named: name, in: paths.directoryPath) }
     }
 
     // MARK: the loop
@@ -361,7 +363,9 @@ final class SharedArbiterHost: @unchecked Sendable {
                 SocketSystem.replaceContents(of: clientsFile, with: HostSession.clientListContents(pids))
             case .createBoard:
                 // Without a board (it could not be made) clients are served by frames, as by a host of version 3.
-                perform(session.boardCreated(try? HandOverBoard.create(in: paths.directoryPath, pid: getpid())))
+                let board = try? HandOverBoard.create(in: paths.directoryPath, pid: getpid())
+                boardName.withLock { $0 = board?.name }
+                perform(session.boardCreated(board))
             }
         }
     }

@@ -215,25 +215,14 @@
 
         @Test func killingTheHostDuringAWriteStormLosesNothingAndNeverOverlaps() async throws {
             try await offPool {
-                let counter = try tree.file("counter.txt", contents: "0\n")
-                let marker = tree.url("writer-inside")
                 let host = try probe("host")
                 #expect(host.waitForLine { $0.hasPrefix("hosting ") })
-                let perProcess = 300
-                let storms = try (0..<4).map { _ in
-                    try probe("storm", counter.path, "--count", "\(perProcess)", "--marker", marker.path)
-                }
-                #expect(storms[0].waitFor("progress 100", 60))
+                let storm = try ProbeStorm(
+                    in: tree, arbiter: arbiter, perProcess: 300, environments: Array(repeating: [:], count: 4))
+                #expect(storm.writers[0].waitFor("progress 100", 60))
                 host.signal(SIGKILL)
                 #expect(host.exitStatus() != 0)
-                for storm in storms {
-                    #expect(storm.exitStatus(within: 120) == 0, "\(storm.printed.suffix(3))")
-                    #expect(storm.printed.last?.hasPrefix("done \(perProcess) ") == true)
-                }
-                let total = try String(contentsOf: counter, encoding: .utf8).trimmingCharacters(
-                    in: .whitespacesAndNewlines)
-                #expect(total == "\(4 * perProcess)")
-                #expect(!FileManager.default.fileExists(atPath: marker.path))
+                _ = try storm.finish()
             }
         }
 
@@ -241,30 +230,13 @@
         /// (each process counts those it received and passed on there), and still one at a time, none lost.
         @Test func aWriteStormHandsAccessesOverOnTheBoardOneAtATime() async throws {
             try await offPool {
-                let counter = try tree.file("counter.txt", contents: "0\n")
-                let marker = tree.url("writer-inside")
                 let host = try probe("host")
                 #expect(host.waitForLine { $0.hasPrefix("hosting ") })
-                let perProcess = 300
-                let storms = try (0..<4).map { _ in
-                    try probe("storm", counter.path, "--count", "\(perProcess)", "--marker", marker.path)
-                }
-                var received = 0
-                var passedOn = 0
-                for storm in storms {
-                    #expect(storm.exitStatus(within: 120) == 0, "\(storm.printed.suffix(3))")
-                    // "done 300 received R passed-on P"
-                    let words = storm.printed.last?.split(separator: " ") ?? []
-                    #expect(words.count == 6 && words[0] == "done" && words[1] == "\(perProcess)", "\(words)")
-                    if words.count == 6 {
-                        received += Int(words[3]) ?? 0
-                        passedOn += Int(words[5]) ?? 0
-                    }
-                }
-                let total = try String(contentsOf: counter, encoding: .utf8).trimmingCharacters(
-                    in: .whitespacesAndNewlines)
-                #expect(total == "\(4 * perProcess)")
-                #expect(!FileManager.default.fileExists(atPath: marker.path))
+                let storm = try ProbeStorm(
+                    in: tree, arbiter: arbiter, perProcess: 300, environments: Array(repeating: [:], count: 4))
+                let counts = try storm.finish()
+                let received = counts.reduce(0) { $0 + $1[0] }
+                let passedOn = counts.reduce(0) { $0 + $1[1] }
                 // Every grant taken on the board was put there by an access that ended there.
                 #expect(received > 0 && received <= passedOn, "received \(received), passed on \(passedOn)")
                 host.signal(SIGTERM)

@@ -59,29 +59,13 @@
         /// only to each other.
         @Test func writersWithoutTheBoardQueueWithWritersThatHaveIt() async throws {
             try await offPool {
-                let counter = try tree.file("counter.txt", contents: "0\n")
-                let marker = tree.url("writer-inside")
                 let host = try ProbeProcess(["host"], arbiter: arbiter)
                 #expect(host.waitForLine { $0.hasPrefix("hosting ") })
-                let perProcess = 200
                 let withoutBoard = ["QUIRE_TEST_PROTOCOL_VERSIONS": "\(WireProtocol.oldestVersion)-3"]
-                let storms = try (0..<4).map { index in
-                    try ProbeProcess(
-                        ["storm", counter.path, "--count", "\(perProcess)", "--marker", marker.path], arbiter: arbiter,
-                        environment: index % 2 == 0 ? withoutBoard : [:])
-                }
-                var counts: [[Int]] = []
-                for storm in storms {
-                    #expect(storm.exitStatus(within: 120) == 0, "\(storm.label): \(storm.printed.suffix(3))")
-                    // "done 200 received R passed-on P"
-                    let words = storm.printed.last?.split(separator: " ") ?? []
-                    #expect(words.count == 6 && words[1] == "\(perProcess)", "\(words)")
-                    counts.append(words.count == 6 ? [Int(words[3]) ?? -1, Int(words[5]) ?? -1] : [-1, -1])
-                }
-                let total = try String(contentsOf: counter, encoding: .utf8).trimmingCharacters(
-                    in: .whitespacesAndNewlines)
-                #expect(total == "\(4 * perProcess)")
-                #expect(!FileManager.default.fileExists(atPath: marker.path))
+                let storm = try ProbeStorm(
+                    in: tree, arbiter: arbiter, perProcess: 200,
+                    environments: [withoutBoard, [:], withoutBoard, [:]])
+                let counts = try storm.finish()
                 #expect(counts[0] == [0, 0] && counts[2] == [0, 0], "\(counts)")
                 #expect(counts[1][0] + counts[3][0] <= counts[1][1] + counts[3][1], "\(counts)")
                 host.signal(SIGTERM)

@@ -164,3 +164,40 @@ struct ArbiterDirectory {
         try? FileManager.default.removeItem(at: parent)
     }
 }
+
+/// Writers of one counter file, each a `probe storm` that checks with an exclusion marker that nobody else is
+/// inside, and what each one reports when done.
+struct ProbeStorm {
+    let counter: URL
+    let marker: URL
+    let perProcess: Int
+    let writers: [ProbeProcess]
+
+    /// Starts one writer of `perProcess` writes for each of `environments` (its extra environment), on a new
+    /// counter file in `tree`.
+    init(in tree: TemporaryTree, arbiter: ArbiterDirectory, perProcess: Int, environments: [[String: String]]) throws {
+        counter = try tree.file("counter.txt", contents: "0\n")
+        marker = tree.url("writer-inside")
+        self.perProcess = perProcess
+        let arguments = ["storm", counter.path, "--count", "\(perProcess)", "--marker", marker.path]
+        writers = try environments.map { try ProbeProcess(arguments, arbiter: arbiter, environment: $0) }
+    }
+
+    /// Waits for every writer and checks that each did all its writes, that the counter lost none and that no
+    /// writer is left inside; returns what each reported of the hand-over board, `[received, passedOn]`
+    /// (`[-1, -1]` for one whose last line is not the report).
+    func finish() throws -> [[Int]] {
+        var counts: [[Int]] = []
+        for writer in writers {
+            #expect(writer.exitStatus(within: 120) == 0, "\(writer.label): \(writer.printed.suffix(3))")
+            // "done 300 received R passed-on P"
+            let words = writer.printed.last?.split(separator: " ") ?? []
+            #expect(words.count == 6 && words[0] == "done" && words[1] == "\(perProcess)", "\(words)")
+            counts.append(words.count == 6 ? [Int(words[3]) ?? -1, Int(words[5]) ?? -1] : [-1, -1])
+        }
+        let total = try String(contentsOf: counter, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(total == "\(writers.count * perProcess)")
+        #expect(!FileManager.default.fileExists(atPath: marker.path))
+        return counts
+    }
+}

@@ -74,14 +74,6 @@ struct SessionSchedule {
         random = SplitMix64(seed: seed)
     }
 
-    private mutating func chance(_ percent: Int) -> Bool { random.next(100) < percent }
-
-    private mutating func pick<T: Comparable>(_ set: Set<T>) -> T? {
-        guard !set.isEmpty else { return nil }
-        let sorted = set.sorted()
-        return sorted[random.next(sorted.count)]
-    }
-
     private mutating func fail(_ message: String) { failures.append(message) }
 
     mutating func run(steps: Int) {
@@ -130,25 +122,25 @@ struct SessionSchedule {
                     .presenterRegistered(id, purpose: PurposeID("p"), path: "/p", observesUncoordinatedChanges: false),
                     now: now))
         case 3:
-            guard let id = pick(presenters) else { return }
+            guard let id = random.pick(presenters) else { return }
             presenters.remove(id)
             apply("remove \(id)", session.eventSubmitted(.presenterRemoved(id), now: now))
         case 4:
-            guard let request = pick(held) else { return }
+            guard let request = random.pick(held) else { return }
             held.remove(request)
             apply("end \(request)", session.eventSubmitted(.accessEnded(request, presence: []), now: now))
         case 5:
-            guard let request = pick(waiting) else { return }
+            guard let request = random.pick(waiting) else { return }
             cancelled.insert(request)
             apply("cancel \(request)", session.eventSubmitted(.cancelRequested(request), now: now))
         case 6, 7:
             guard let attempt = connecting else { return }
             connecting = nil
-            if chance(70) {
+            if random.chance(70) {
                 apply("connected \(attempt)", session.connected(attempt: attempt, now: now))
                 if open == nil { open = (attempt, false) }
             } else {
-                let retryable = chance(70)
+                let retryable = random.chance(70)
                 apply(
                     "connect \(attempt) failed, retryable \(retryable)",
                     session.connectFailed(
@@ -157,13 +149,13 @@ struct SessionSchedule {
         case 8, 9:
             guard let socket = open else { return }
             if !socket.welcomed {
-                if chance(85) {
+                if random.chance(85) {
                     welcome(socket.attempt)
                 } else {
                     hostFrame(.refused(reason: "old"), socket.attempt, label: "refused")
                 }
-            } else if let request = pick(hostKnows.intersection(waiting)) {
-                if cancelled.contains(request) && chance(50) {
+            } else if let request = random.pick(hostKnows.intersection(waiting)) {
+                if cancelled.contains(request) && random.chance(50) {
                     hostFrame(.fail(request, .cancelled), socket.attempt, label: "fail \(request)")
                     if failures.isEmpty && !waiting.contains(request) && !finished.contains(request) {
                         fail("a failure frame for \(request) gave no outcome")
@@ -174,9 +166,9 @@ struct SessionSchedule {
             }
         case 10:
             // Duplicate grants, grants of unknown requests, late frames of closed connections: no effect.
-            let request = pick(held.union(finished)) ?? RequestID(999_999)
+            let request = random.pick(held.union(finished)) ?? RequestID(999_999)
             let current = open.flatMap { $0.welcomed ? $0.attempt : nil }
-            let attempt = chance(50) ? (current ?? 0) : (closedAttempts.last ?? 0)
+            let attempt = random.chance(50) ? (current ?? 0) : (closedAttempts.last ?? 0)
             let actions = session.frameReceived(.grant(request, paths: ["/x"]), attempt: attempt, now: now)
             if actions.contains(where: { if case .perform = $0 { true } else { false } }) {
                 fail("a duplicate or late grant of \(request) on attempt \(attempt) had an effect: \(actions)")
@@ -189,7 +181,7 @@ struct SessionSchedule {
             apply("lost \(socket.attempt)", session.connectionLost(attempt: socket.attempt, reason: "eof", now: now))
             if open?.attempt == socket.attempt { fail("the session did not close lost socket \(socket.attempt)") }
         case 12:
-            guard let socket = open, socket.welcomed, chance(30) else { return }
+            guard let socket = open, socket.welcomed, random.chance(30) else { return }
             deaths += 1
             hostFrame(.welcome(version: 1, clientID: ClientID(1)), socket.attempt, label: "garbage welcome")
             if open?.attempt == socket.attempt { fail("a protocol violation did not close the socket") }
@@ -200,7 +192,7 @@ struct SessionSchedule {
             apply("time \(now)", session.timePassed(now: now))
         default:
             // A presenter message, and its reply.
-            guard let socket = open, socket.welcomed, let presenter = pick(presenters) else { return }
+            guard let socket = open, socket.welcomed, let presenter = random.pick(presenters) else { return }
             let message = MessageID(nextID)
             nextID += 1
             let delivery = PresenterDelivery(

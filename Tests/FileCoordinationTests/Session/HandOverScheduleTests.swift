@@ -100,14 +100,6 @@ struct BoardSchedule {
             now: now, negotiation: VersionNegotiation(supported: 2...4), createsBoard: true)
     }
 
-    private mutating func chance(_ percent: Int) -> Bool { random.next(100) < percent }
-
-    private mutating func pick<T: Comparable>(_ values: some Collection<T>) -> T? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        return sorted[random.next(sorted.count)]
-    }
-
     private mutating func fail(_ message: String) { failures.append(message) }
 
     mutating func run(steps: Int) {
@@ -116,9 +108,9 @@ struct BoardSchedule {
             guard failures.isEmpty else { return }
             // Clients with requests waiting mostly wait on the board; the driver ends each turn as the real one.
             for (slot, client) in clients where client.generation != nil {
-                board.setPresence(!client.waiting.isEmpty && chance(85) ? .spinning : .absent, cell: slot)
+                board.setPresence(!client.waiting.isEmpty && random.chance(85) ? .spinning : .absent, cell: slot)
             }
-            apply("driver's turn", session.handOver(idle: chance(15)))
+            apply("driver's turn", session.handOver(idle: random.chance(15)))
         }
     }
 
@@ -149,12 +141,12 @@ struct BoardSchedule {
     }
 
     private mutating func request() {
-        guard let slot = pick(clients.keys) else { return }
+        guard let slot = random.pick(clients.keys) else { return }
         let local = clients[slot]!.nextLocal
         clients[slot]?.nextLocal += 1
-        let access = Access(path: chance(75) ? Self.paths[0] : Self.paths[1], writes: chance(75))
+        let access = Access(path: random.chance(75) ? Self.paths[0] : Self.paths[1], writes: random.chance(75))
         clients[slot]?.waiting[local] = access
-        let timeout: UInt64? = chance(15) ? [5, 50][random.next(2)] * 1_000_000 : nil
+        let timeout: UInt64? = random.chance(15) ? [5, 50][random.next(2)] * 1_000_000 : nil
         let frame = WireFrame.accessRequested(
             RequestID(local), purpose: clients[slot]!.purpose,
             intents: [AccessIntent(path: access.path, access: access.writes ? .writing([]) : .reading([]))],
@@ -163,11 +155,11 @@ struct BoardSchedule {
     }
 
     private mutating func end() {
-        guard let slot = pick(clients.filter { !$0.value.held.isEmpty }.keys),
-            let local = pick(clients[slot]!.held.keys)
+        guard let slot = random.pick(clients.filter { !$0.value.held.isEmpty }.keys),
+            let local = random.pick(clients[slot]!.held.keys)
         else { return }
         clients[slot]?.held[local] = nil
-        if let generation = clients[slot]?.generation, chance(85) {
+        if let generation = clients[slot]?.generation, random.chance(85) {
             switch board.fire(cell: slot, generation: generation, access: RequestID(local)) {
             case .silent:
                 counts.silentEnds += 1
@@ -184,7 +176,7 @@ struct BoardSchedule {
     }
 
     private mutating func take() {
-        guard let slot = pick(clients.filter { $0.value.generation != nil && !$0.value.waiting.isEmpty }.keys),
+        guard let slot = random.pick(clients.filter { $0.value.generation != nil && !$0.value.waiting.isEmpty }.keys),
             let generation = clients[slot]?.generation
         else { return }
         board.setPresence(.spinning, cell: slot)
@@ -194,8 +186,8 @@ struct BoardSchedule {
     }
 
     private mutating func cancel() {
-        guard let slot = pick(clients.filter { !$0.value.waiting.isEmpty }.keys),
-            let local = pick(clients[slot]!.waiting.keys)
+        guard let slot = random.pick(clients.filter { !$0.value.waiting.isEmpty }.keys),
+            let local = random.pick(clients[slot]!.waiting.keys)
         else { return }
         counts.cancels += 1
         apply(
@@ -204,8 +196,8 @@ struct BoardSchedule {
 
     /// A holder reports a move of an item nobody asks for (the host may not have predicted with it).
     private mutating func move() {
-        guard let slot = pick(clients.filter { $0.value.held.values.contains(where: \.writes) }.keys),
-            let local = pick(clients[slot]!.held.filter(\.value.writes).keys)
+        guard let slot = random.pick(clients.filter { $0.value.held.values.contains(where: \.writes) }.keys),
+            let local = random.pick(clients[slot]!.held.filter(\.value.writes).keys)
         else { return }
         counts.moves += 1
         apply(
@@ -214,7 +206,7 @@ struct BoardSchedule {
     }
 
     private mutating func die() {
-        guard let slot = pick(clients.keys) else { return }
+        guard let slot = random.pick(clients.keys) else { return }
         counts.deaths += 1
         apply("death of \(slot)", session.hungUp(slot))
     }

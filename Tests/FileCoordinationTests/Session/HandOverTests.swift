@@ -268,6 +268,22 @@ struct HandOverClientSessionTests {
         #expect(session.grantedByHandOver(RequestID(1), attempt: 1).isEmpty)
     }
 
+    @Test("an access during which this process reported a move (or another event the host predicts with) is not handed over")
+    func eventsDuringTheAccessKeepItOffTheBoard() {
+        var session = Self.waiting()
+        #expect(!session.mayHandOver(RequestID(1)))
+        _ = session.grantedByHandOver(RequestID(1), attempt: 1)
+        #expect(session.mayHandOver(RequestID(1)))
+        // Requests of other threads change nothing the host predicts.
+        _ = session.eventSubmitted(Self.request(2), now: Self.at(3))
+        #expect(session.mayHandOver(RequestID(1)))
+        _ = session.eventSubmitted(.itemMoved(RequestID(1), from: "/f1", to: "/g1"), now: Self.at(4))
+        #expect(!session.mayHandOver(RequestID(1)))
+        // A later grant starts afresh.
+        _ = session.frameReceived(.grant(RequestID(2), paths: ["/f2"]), attempt: 1, now: Self.at(5))
+        #expect(session.mayHandOver(RequestID(2)))
+    }
+
     @Test("an access passed on at the board ends with no frame and is not declared again to a new host")
     func endPassedOnIsForgotten() {
         var session = Self.waiting()

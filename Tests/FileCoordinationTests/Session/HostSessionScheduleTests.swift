@@ -205,16 +205,6 @@ struct HostSchedule {
             awaiting: awaiting, now: now, negotiation: VersionNegotiation(supported: 2...3), maximumOutput: limit)
     }
 
-    /// True `percent` times in a hundred.
-    private mutating func chance(_ percent: Int) -> Bool { random.next(100) < percent }
-
-    /// One of `values`, at random (nil if none).
-    private mutating func pick<T: Comparable>(_ values: some Collection<T>) -> T? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        return sorted[random.next(sorted.count)]
-    }
-
     /// Records a broken invariant.
     private mutating func fail(_ message: String) { failures.append(message) }
 
@@ -234,7 +224,7 @@ struct HostSchedule {
     /// One random step.
     private mutating func step() {
         // During the grace period, the predecessor's clients mostly come back and re-declare.
-        if inGrace && chance(30) {
+        if inGrace && random.chance(30) {
             switch random.next(3) {
             case 0: accept()
             case 1: hello()
@@ -265,7 +255,7 @@ struct HostSchedule {
     /// A connection is accepted: a new process's, or one of the predecessor's clients coming back.
     private mutating func accept() {
         let pid: Int32
-        if let waiting = pick(predecessors.keys), chance(60) {
+        if let waiting = random.pick(predecessors.keys), random.chance(60) {
             pid = waiting
         } else {
             pid = nextPID
@@ -277,14 +267,14 @@ struct HostSchedule {
         closedSlots.remove(slot)
         nextPurpose += 1
         var client = Client(pid: pid, purpose: PurposeID("p\(nextPurpose)"))
-        client.stalled = limit < 1000 && chance(50)
+        client.stalled = limit < 1000 && random.chance(50)
         if let holds = predecessors.removeValue(forKey: pid) { client.toReclaim = holds }
         clients[slot] = client
     }
 
     /// A client not yet welcomed says hello (versions in common or not), or breaks the protocol instead.
     private mutating func hello() {
-        guard let slot = pick(clients.filter { !$0.value.welcomed && !$0.value.refused }.keys) else { return }
+        guard let slot = random.pick(clients.filter { !$0.value.welcomed && !$0.value.refused }.keys) else { return }
         let offer = random.next(20)
         let frame: WireFrame
         switch offer {
@@ -322,8 +312,8 @@ struct HostSchedule {
         guard let slot = pickActive() else { return }
         let local = takeLocal(slot)
         let path = Self.paths[random.next(Self.paths.count)]
-        let writes = chance(60)
-        let timeout: UInt64? = chance(25) ? [20, 300, 1500][random.next(3)] * 1_000_000 : nil
+        let writes = random.chance(60)
+        let timeout: UInt64? = random.chance(25) ? [20, 300, 1500][random.next(3)] * 1_000_000 : nil
         let age = UInt64(random.next(4)) * 100_000_000
         let deferred = inGrace
         clients[slot]?.waiting[local] = Access(path: path, writes: writes, deferred: deferred)
@@ -339,7 +329,7 @@ struct HostSchedule {
 
     /// A client ends an access it holds.
     private mutating func end() {
-        guard let slot = pickActive(), let local = pick(clients[slot]!.held.keys) else { return }
+        guard let slot = pickActive(), let local = random.pick(clients[slot]!.held.keys) else { return }
         clients[slot]?.held[local] = nil
         clients[slot]?.ended.append(local)
         apply("end \(local) of \(slot)", session.frameReceived(.accessEnded(RequestID(local)), from: slot, now: now))
@@ -347,7 +337,7 @@ struct HostSchedule {
 
     /// A client cancels a waiting request.
     private mutating func cancel() {
-        guard let slot = pickActive(), let local = pick(clients[slot]!.waiting.keys) else { return }
+        guard let slot = pickActive(), let local = random.pick(clients[slot]!.waiting.keys) else { return }
         apply(
             "cancel \(local) of \(slot)",
             session.frameReceived(.cancelRequested(RequestID(local)), from: slot, now: now))
@@ -361,13 +351,13 @@ struct HostSchedule {
         clients[slot]?.declared = true
         let frame = WireFrame.presenterRegistered(
             PresenterID(local), purpose: clients[slot]!.purpose, path: Self.paths[random.next(Self.paths.count)],
-            observesUncoordinatedChanges: chance(30))
+            observesUncoordinatedChanges: random.chance(30))
         apply("register presenter \(local) of \(slot)", session.frameReceived(frame, from: slot, now: now))
     }
 
     /// A client replies to a presenter message.
     private mutating func reply() {
-        guard let slot = pickActive(), let message = pick(clients[slot]!.owedReplies) else { return }
+        guard let slot = pickActive(), let message = random.pick(clients[slot]!.owedReplies) else { return }
         clients[slot]?.owedReplies.remove(message)
         apply(
             "reply \(message) from \(slot)",
@@ -377,7 +367,7 @@ struct HostSchedule {
     /// A predecessor's client takes back one of its accesses, or, when none is left, says it re-declared all.
     private mutating func reclaimOrRedeclare() {
         guard
-            let slot = pick(
+            let slot = random.pick(
                 clients.filter {
                     $0.value.welcomed && !$0.value.misbehaved && !$0.value.redeclared && awaitedOnce($0.value.pid)
                 }.keys)
@@ -417,7 +407,7 @@ struct HostSchedule {
 
     /// A client process dies: its connection hangs up (mid-handshake, during the grace period, anywhere).
     private mutating func hangUp() {
-        guard let slot = pick(clients.keys) else { return }
+        guard let slot = random.pick(clients.keys) else { return }
         let client = clients[slot]!
         counts.deaths += 1
         if inGrace { counts.deathsInGrace += 1 }
@@ -430,7 +420,7 @@ struct HostSchedule {
 
     /// One of the predecessor's clients dies before it reconnected.
     private mutating func predecessorDies() {
-        guard let pid = pick(predecessors.keys) else { return }
+        guard let pid = random.pick(predecessors.keys) else { return }
         predecessors[pid] = nil
         if awaited.contains(pid) { deadAwaited.insert(pid) }
         trace.append("predecessor's client \(pid) dies unconnected")
@@ -463,9 +453,9 @@ struct HostSchedule {
 
     /// The fake driver writes some of a reading client's output.
     private mutating func drain() {
-        guard let slot = pick(clients.filter { $0.value.unsent > 0 && !$0.value.stalled }.keys) else { return }
+        guard let slot = random.pick(clients.filter { $0.value.unsent > 0 && !$0.value.stalled }.keys) else { return }
         let unsent = clients[slot]!.unsent
-        let count = chance(50) ? unsent : 1 + random.next(unsent)
+        let count = random.chance(50) ? unsent : 1 + random.next(unsent)
         clients[slot]?.unsent -= count
         if clients[slot]!.refused && clients[slot]!.unsent == 0 { expectedCloses[slot] = .refused }
         apply("drain \(count) of \(slot)", session.outputWritten(count, to: slot))
@@ -481,7 +471,7 @@ struct HostSchedule {
         if kind == 4 {
             // A duplicate request id: the arbiter refuses it, at once or when the grace period replays it.
             guard
-                let local = pick(
+                let local = random.pick(
                     clients[slot]!.waiting.keys.filter { !clients[slot]!.waiting[$0]!.deferred }
                         + clients[slot]!.held.keys)
             else {
@@ -504,7 +494,7 @@ struct HostSchedule {
         switch kind {
         case 0:
             actions = session.bytesReceived(
-                chance(50) ? [1, 0, 0, 0, 0xEE] : [0xFF, 0xFF, 0xFF, 0xFF], from: slot, now: now)
+                random.chance(50) ? [1, 0, 0, 0, 0xEE] : [0xFF, 0xFF, 0xFF, 0xFF], from: slot, now: now)
         case 1:
             actions = session.frameReceived(
                 .cancelRequested(RequestID(HostSession.localMask + 1 + UInt64(random.next(1000)))), from: slot, now: now
@@ -524,14 +514,14 @@ struct HostSchedule {
     private mutating func lateOrDuplicate() {
         switch random.next(4) {
         case 0:
-            guard let slot = pick(closedSlots) else { return }
+            guard let slot = random.pick(closedSlots) else { return }
             let actions =
                 session.frameReceived(.cancelRequested(RequestID(1)), from: slot, now: now)
                 + session.bytesReceived([1, 0, 0, 0, 0xEE], from: slot, now: now) + session.hungUp(slot)
                 + session.outputWritten(5, to: slot)
             expect(actions, [], "late frames of closed slot \(slot)")
         case 1:
-            guard let slot = pick(clients.filter { $0.value.refused }.keys) else { return }
+            guard let slot = random.pick(clients.filter { $0.value.refused }.keys) else { return }
             let actions = session.frameReceived(
                 .hello(version: 3, pid: 0, commandLine: "c", lowestVersion: 2), from: slot, now: now)
             expect(actions, [], "hello from refused \(slot)")
@@ -557,7 +547,7 @@ struct HostSchedule {
     /// A client stops (or starts again) reading, or asks for a snapshot.
     private mutating func stallOrSnapshot() {
         guard let slot = pickActive() else { return }
-        if chance(40) || limit < 1000 || clients[slot]!.unsent > 0 {
+        if random.chance(40) || limit < 1000 || clients[slot]!.unsent > 0 {
             // (No snapshot for a client with output queued: its size is not known before it is sent.)
             clients[slot]?.stalled.toggle()
             trace.append("slot \(slot) stalled: \(clients[slot]!.stalled)")
@@ -619,7 +609,7 @@ struct HostSchedule {
 
     /// A welcomed client that behaves, still connected.
     private mutating func pickActive() -> UInt64? {
-        pick(clients.filter { $0.value.welcomed && !$0.value.misbehaved }.keys)
+        random.pick(clients.filter { $0.value.welcomed && !$0.value.misbehaved }.keys)
     }
 
     /// Whether `pid` was one of the predecessor's clients (the session may await it).
