@@ -46,8 +46,13 @@ public struct DocumentEvent: Sendable, Hashable, Codable {
     public var type: EventType
     /// The document it happened to.
     public var document: String
-    /// The document's entity tag after the event, when it has one.
+    /// The document's validator after the event (its info's `etag` then), when it has one.
     public var etag: String?
+    /// The document's version after the event: every event of one document has a greater one than the last
+    /// (nil for events recorded before versions existed).
+    public var version: Int64?
+    /// The entity tag of the document's content after the event, when it has one.
+    public var contentEtag: String?
     /// When it happened, as the service wrote it (RFC 3339, UTC).
     public var at: String
     /// For `moved`: where the file was.
@@ -60,7 +65,7 @@ public struct DocumentEvent: Sendable, Hashable, Codable {
     public var resolution: ConflictResolution?
 
     private enum CodingKeys: String, CodingKey {
-        case id, type, document, etag, at, from, to, conflict, resolution
+        case id, type, document, etag, version, contentEtag, at, from, to, conflict, resolution
     }
 
     /// Encodes the event as the service sends it: `etag` is always present (null when none), the type-specific
@@ -72,6 +77,8 @@ public struct DocumentEvent: Sendable, Hashable, Codable {
         try container.encode(type, forKey: .type)
         try container.encode(document, forKey: .document)
         try container.encode(etag, forKey: .etag)
+        try container.encodeIfPresent(version, forKey: .version)
+        try container.encodeIfPresent(contentEtag, forKey: .contentEtag)
         try container.encode(at, forKey: .at)
         try container.encodeIfPresent(from, forKey: .from)
         try container.encodeIfPresent(to, forKey: .to)
@@ -81,13 +88,16 @@ public struct DocumentEvent: Sendable, Hashable, Codable {
 
     /// Makes an event (for tests and tools; the feed decodes them).
     public init(
-        id: Int64, type: EventType, document: String, etag: String? = nil, at: String, from: String? = nil,
-        to: String? = nil, conflict: ConflictType? = nil, resolution: ConflictResolution? = nil
+        id: Int64, type: EventType, document: String, etag: String? = nil, version: Int64? = nil,
+        contentEtag: String? = nil, at: String, from: String? = nil, to: String? = nil, conflict: ConflictType? = nil,
+        resolution: ConflictResolution? = nil
     ) {
         self.id = id
         self.type = type
         self.document = document
         self.etag = etag
+        self.version = version
+        self.contentEtag = contentEtag
         self.at = at
         self.from = from
         self.to = to

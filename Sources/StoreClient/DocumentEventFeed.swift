@@ -162,7 +162,7 @@ public struct DocumentEventFeed: AsyncSequence, Sendable {
         private static func reason(_ error: StoreClientError) -> String {
             switch error {
             case .unreachable(_, let reason, _): reason
-            case .problem(let problem): "\(problem.status) \(problem.message)"
+            case .problem(let problem), .versionMismatch(_, _, _, let problem): "\(problem.status) \(problem.message)"
             case .unexpectedResponse(_, let reason): reason
             case .eventStreamLost(_, _, let reason): reason
             case .invalidServerURL(let url): url

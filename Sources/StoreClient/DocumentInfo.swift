@@ -26,8 +26,13 @@ public struct DocumentInfo: Sendable, Hashable, Codable {
 
     /// The document's id.
     public var id: String
-    /// The strong entity tag of its content, with its quotes.
+    /// The document's validator, with its quotes: what its info is tagged with, and what a write names as
+    /// `ifMatch`. It changes with every change of the document (unsaved edits included).
     public var etag: String
+    /// The document's version: 1 when it entered the store, one more with every change.
+    public var version: Int64
+    /// The strong entity tag of its content (what ``StoreClient/content(of:)`` returns), with its quotes.
+    public var contentEtag: String
     /// `upload` (the file lives in the store) or `registered` (files under a configured root).
     public var origin: String
     /// The number of pages.

@@ -10,8 +10,12 @@ public struct DocumentSummary: Sendable, Hashable, Codable {
     public var pageCount: Int
     /// The bytes of all its files together.
     public var size: Int
-    /// The strong entity tag of its content, with its quotes.
+    /// The document's validator, with its quotes (see ``DocumentInfo/etag``).
     public var etag: String
+    /// The document's version.
+    public var version: Int64
+    /// The strong entity tag of its content, with its quotes.
+    public var contentEtag: String
     /// Its state.
     public var state: DocumentState
     /// When it last changed.

@@ -9,6 +9,10 @@ public struct ServiceProblem: Sendable, Hashable, Decodable {
     public var title: String
     /// What went wrong this time (names the document, the header or the limit), when the service says.
     public var detail: String?
+    /// On 412: the document's current validator, when the service says.
+    public var etag: String?
+    /// On 412: the document's current version, when the service says.
+    public var version: Int64?
 
     /// Makes a problem.
     public init(status: Int, type: String = "about:blank", title: String, detail: String? = nil) {
@@ -19,7 +23,7 @@ public struct ServiceProblem: Sendable, Hashable, Decodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case status, type, title, detail
+        case status, type, title, detail, etag, version
     }
 
     /// Decodes the members this client reads; `type` defaults to `about:blank` as RFC 9457 says.
@@ -30,6 +34,11 @@ public struct ServiceProblem: Sendable, Hashable, Decodable {
         type = try container.decodeIfPresent(String.self, forKey: .type) ?? "about:blank"
         title = try container.decode(String.self, forKey: .title)
         detail = try container.decodeIfPresent(String.self, forKey: .detail)
+        etag = try? container.decodeIfPresent(String.self, forKey: .etag)
+        // The service sends extension members as strings.
+        version =
+            (try? container.decodeIfPresent(Int64.self, forKey: .version))
+            ?? (try? container.decodeIfPresent(String.self, forKey: .version)).flatMap { $0.flatMap { Int64($0) } }
     }
 
     /// The title, then the detail when there is one: `Precondition Failed: the document changed since …`.

@@ -89,14 +89,18 @@ public final class StoreClient: Sendable {
         try await decode(ConflictReport.self, from: send(.GET, Self.documentPath(id) + "/conflict"))
     }
 
-    /// `POST /documents/{id}/conflict/resolve`: resolves a conflict; returns the document's info, or nil after
+    /// `POST /documents/{id}/conflict/resolve`: resolves a conflict, provided the document is still at the
+    /// version `etag` names when one is given (sent as `If-Match`); returns the document's info, or nil after
     /// `close` (the document left the store).
-    /// - Throws: ``StoreClientError`` (`.problem` with status 409 when the document is not in conflict).
-    public func resolveConflict(of id: String, by resolution: ConflictResolution) async throws -> DocumentInfo? {
+    /// - Throws: ``StoreClientError`` (`.problem` with status 409 when the document is not in conflict;
+    ///   `.versionMismatch` when it changed since `etag`).
+    public func resolveConflict(of id: String, by resolution: ConflictResolution, ifMatch etag: String? = nil)
+        async throws -> DocumentInfo?
+    {
         let body = try JSONEncoder().encode(["resolution": resolution.rawValue])
         let answer = try await send(
             .POST, Self.documentPath(id) + "/conflict/resolve", contentType: "application/json", body: body,
-            expecting: [200, 204])
+            headers: Self.ifMatch(etag), expecting: [200, 204])
         return answer.status == 204 ? nil : try decode(DocumentInfo.self, from: answer)
     }
 
@@ -109,8 +113,8 @@ public final class StoreClient: Sendable {
 
     /// `POST /documents/{id}/versions/{version}/restore`: makes the version's bytes the content of its file again,
     /// provided the document's entity tag is still `etag` (sent as `If-Match`); returns the document's info.
-    /// - Throws: ``StoreClientError`` (`.problem` with 404 for an unknown version, 412 when the document changed
-    ///   since `etag`, 409 in conflict).
+    /// - Throws: ``StoreClientError`` (`.problem` with 404 for an unknown version or 409 in conflict;
+    ///   `.versionMismatch` when the document changed since `etag`).
     public func restoreVersion(_ version: String, of id: String, ifMatch etag: String) async throws -> DocumentInfo {
         let path = Self.documentPath(id) + "/versions/" + Self.pathSegment(version) + "/restore"
         return try await decode(DocumentInfo.self, from: send(.POST, path, headers: [("If-Match", etag)]))
@@ -154,14 +158,63 @@ public final class StoreClient: Sendable {
     }
 
     /// `PATCH /documents/{id}/metadata`: sets the metadata members given in `patch` in memory (the document
-    /// becomes dirty until saved); returns the document's info.
-    /// - Throws: ``StoreClientError``.
-    public func updateMetadata(of id: String, _ patch: DocumentMetadata) async throws -> DocumentInfo {
+    /// becomes dirty until saved), provided the document is still at the version `etag` names (sent as
+    /// `If-Match`; without one the edit applies to whatever version is current); returns the document's info,
+    /// with its new version.
+    /// - Throws: ``StoreClientError`` (`.versionMismatch` when the document changed since `etag`).
+    public func updateMetadata(of id: String, _ patch: DocumentMetadata, ifMatch etag: String? = nil) async throws
+        -> DocumentInfo
+    {
         let body = try JSONEncoder().encode(patch)
         return try await decode(
             DocumentInfo.self,
             from: send(
-                .PATCH, Self.documentPath(id) + "/metadata", contentType: "application/merge-patch+json", body: body))
+                .PATCH, Self.documentPath(id) + "/metadata", contentType: "application/merge-patch+json", body: body,
+                headers: Self.ifMatch(etag)))
+    }
+
+    /// `POST /documents/{id}/annotations`: adds a note or a highlight in memory (the document becomes dirty until
+    /// saved), provided the document is still at the version `etag` names, when one is given; returns the
+    /// document's info, with its new version.
+    /// - Throws: ``StoreClientError`` (`.problem` with 400 for a rectangle outside the page; `.versionMismatch`
+    ///   when the document changed since `etag`).
+    public func addAnnotation(to id: String, _ annotation: AnnotationRequest, ifMatch etag: String? = nil)
+        async throws -> DocumentInfo
+    {
+        let body = try JSONEncoder().encode(annotation)
+        return try await decode(
+            DocumentInfo.self,
+            from: send(
+                .POST, Self.documentPath(id) + "/annotations", contentType: "application/json", body: body,
+                headers: Self.ifMatch(etag)))
+    }
+
+    /// `POST /documents/{id}/save`: writes the document's unsaved edits to its files, provided it is still at the
+    /// version `etag` names; returns the document's info, with its new version.
+    /// - Throws: ``StoreClientError`` (`.problem` with 409 in conflict; `.versionMismatch` when the document
+    ///   changed since `etag`).
+    public func save(_ id: String, ifMatch etag: String) async throws -> DocumentInfo {
+        try await decode(
+            DocumentInfo.self, from: send(.POST, Self.documentPath(id) + "/save", headers: Self.ifMatch(etag)))
+    }
+
+    /// `PUT /documents/{id}/content`: replaces the document's (one) file with `pdf`, provided the document is
+    /// still at the version `etag` names; its unsaved edits are dropped. Returns the document's info.
+    /// - Throws: ``StoreClientError`` (`.problem` with 422 when `pdf` is not a usable PDF; `.versionMismatch`
+    ///   when the document changed since `etag`).
+    public func replaceContent(of id: String, with pdf: Data, ifMatch etag: String) async throws -> DocumentInfo {
+        try await decode(
+            DocumentInfo.self,
+            from: send(
+                .PUT, Self.documentPath(id) + "/content", contentType: "application/pdf", body: pdf,
+                headers: Self.ifMatch(etag)))
+    }
+
+    /// `DELETE /documents/{id}`: removes the document from the store (an uploaded document's file with it),
+    /// provided it is still at the version `etag` names.
+    /// - Throws: ``StoreClientError`` (`.versionMismatch` when the document changed since `etag`).
+    public func delete(_ id: String, ifMatch etag: String) async throws {
+        _ = try await send(.DELETE, Self.documentPath(id), headers: Self.ifMatch(etag), expecting: [204])
     }
 
     /// `GET /events`: the change feed from now on, or after `lastEventID` (replayed from the service's log
@@ -210,6 +263,12 @@ public final class StoreClient: Sendable {
         }
         let answer = Answer(
             status: Int(response.status.code), headers: response.headers, body: Data(bytes.readableBytesView))
+        if answer.status == 412, let id = Self.documentID(inPath: path) {
+            let problem = Self.problem(in: answer)
+            let current = problem.etag ?? answer.headers.first(name: "ETag")
+            throw StoreClientError.versionMismatch(
+                document: id, currentEtag: current, currentVersion: problem.version, problem: problem)
+        }
         if answer.status >= 400 { throw StoreClientError.problem(Self.problem(in: answer)) }
         guard statuses.contains(answer.status) else {
             throw StoreClientError.unexpectedResponse(
@@ -254,6 +313,18 @@ public final class StoreClient: Sendable {
         let text = String(decoding: answer.body.prefix(200), as: UTF8.self)
             .split(whereSeparator: \.isNewline).joined(separator: " ")
         return ServiceProblem(status: answer.status, title: status.reasonPhrase, detail: text.isEmpty ? nil : text)
+    }
+
+    /// The `If-Match` header naming `etag`, or none.
+    static func ifMatch(_ etag: String?) -> [(String, String)] {
+        etag.map { [("If-Match", $0)] } ?? []
+    }
+
+    /// The document id of a `/documents/{id}…` path, nil for another path.
+    static func documentID(inPath path: String) -> String? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count >= 3, segments[1] == "documents" else { return nil }
+        return String(segments[2]).removingPercentEncoding
     }
 
     /// `/documents/{id}` with the id percent-encoded, so that no id can name another path.

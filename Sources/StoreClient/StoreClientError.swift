@@ -5,6 +5,10 @@ public enum StoreClientError: Error, Sendable, Hashable, CustomStringConvertible
     case unreachable(server: String, reason: String, connectionRefused: Bool)
     /// The service answered with an error: its problem details.
     case problem(ServiceProblem)
+    /// A conditional request named a version of the document that is not its current one (412): someone else
+    /// changed it since. `currentEtag` is the document's validator now and `currentVersion` its version (nil
+    /// when the service did not say, or the document is gone): read the document again, then decide.
+    case versionMismatch(document: String, currentEtag: String?, currentVersion: Int64?, problem: ServiceProblem)
     /// The answer is not what the service's API promises (wrong status, media type or JSON).
     case unexpectedResponse(server: String, reason: String)
     /// The event stream dropped and could not be resumed in `attempts` attempts in a row.
@@ -19,7 +23,7 @@ public enum StoreClientError: Error, Sendable, Hashable, CustomStringConvertible
             return "no quire service at \(server): start one with `quire serve`"
         case .unreachable(let server, let reason, false):
             return "no quire service at \(server) (\(reason)): start one with `quire serve`, or check --server"
-        case .problem(let problem):
+        case .problem(let problem), .versionMismatch(_, _, _, let problem):
             return problem.message
         case .unexpectedResponse(let server, let reason):
             return "the service at \(server) answered outside its API: \(reason)"

@@ -13,7 +13,7 @@ extension CommandFailure {
             self.init(error.description, exitCode: Self.usage)
         case .unexpectedResponse:
             self.init(error.description, exitCode: Self.protocolError)
-        case .problem(let problem):
+        case .problem(let problem), .versionMismatch(_, _, _, let problem):
             self.init(problem.message, exitCode: Self.exitCode(forStatus: problem.status))
         }
     }

@@ -37,6 +37,7 @@ struct CatalogTests {
             changed.etag = EntityTag(opaqueTag: "bb")!
             changed.updatedAt = Self.created.addingTimeInterval(60)
             try await catalog.update(changed)
+            changed.version = 2  // the catalog's: one more than the stored one
             #expect(try await catalog.document(first.id) == changed)
 
             try await catalog.deleteDocument(first.id)
@@ -117,6 +118,35 @@ struct CatalogTests {
         }
     }
 
+    @Test(
+        "every change moves a document's version by one, whatever the caller set; each event names the version it left",
+        arguments: CatalogEngine.allCases)
+    func versions(engine: CatalogEngine) async throws {
+        try await CatalogPlace.with(engine) { place in
+            let catalog = try await place.open()
+            var record = Self.record("doc")
+            record.version = 40
+            let created = try await catalog.insert(record, recording: StoreEvent(type: .created, documentID: record.id))
+            #expect(created?.version == 1)
+            #expect(try await catalog.document(record.id)?.version == 1)
+            record.version = 1
+            try await catalog.update(record)  // an edit: no event, a version all the same
+            #expect(try await catalog.document(record.id)?.version == 2)
+            let changed = try await catalog.update(record, recording: StoreEvent(type: .changed, documentID: record.id))
+            #expect(changed?.version == 3)
+            let moved = try await catalog.append(StoreEvent(type: .moved, documentID: record.id))
+            #expect(moved.version == 4)
+            #expect(try await catalog.document(record.id)?.version == 4)
+            let deleted = try await catalog.deleteDocument(
+                record.id, recording: StoreEvent(type: .deleted, documentID: record.id))
+            #expect(deleted?.version == 5)
+            // The log says the same, and an event of a document not in the catalog has no version.
+            let orphan = try await catalog.append(StoreEvent(type: .changed, documentID: record.id))
+            #expect(orphan.version == nil)
+            #expect(try await catalog.events(after: 0).map(\.version) == [1, 3, 4, 5, nil])
+        }
+    }
+
     @Test("after a restart the catalog keeps its documents and event ids keep growing", arguments: CatalogEngine.allCases)
     func restartKeepsIDs(engine: CatalogEngine) async throws {
         try await CatalogPlace.with(engine) { place in
@@ -127,7 +157,9 @@ struct CatalogTests {
                 for _ in 0..<3 { try await catalog.append(StoreEvent(type: .changed, documentID: document)) }
             }
             let reopened = try await place.open()
-            #expect(try await reopened.documents() == [Self.record("doc")])
+            var kept = Self.record("doc")
+            kept.version = 4  // inserted at 1, then three events
+            #expect(try await reopened.documents() == [kept])
             #expect(try await reopened.lastEventID() == 3)
             let next = try await reopened.append(StoreEvent(type: .saved, documentID: document))
             #expect(next.id == 4)

@@ -102,7 +102,8 @@ struct CoherenceTests {
                 } else {
                     #expect(title == "mine")
                     let onDisk = try Data(contentsOf: url)
-                    #expect(resolved.headers[.eTag] == EntityTag(content: onDisk).headerValue)
+                    #expect(info["contentEtag"] as? String == EntityTag(content: onDisk).headerValue)
+                    #expect(resolved.headers[.eTag] == info["etag"] as? String)
                 }
                 #expect(try await service.waitForEvent(.resolved, of: id, after: after) != nil)
             }

@@ -16,9 +16,13 @@ struct DocumentRouteTests {
             let info = try jsonObject(response)
             let id = try #require(info["id"] as? String)
             #expect(response.headers[.location] == "/documents/\(id)")
-            let expectedTag = "\"" + EntityTag(content: try Fixture.data("mixed-sizes.pdf")).opaqueTag + "\""
+            let contentTag = "\"" + EntityTag(content: try Fixture.data("mixed-sizes.pdf")).opaqueTag + "\""
+            // The info's validator: the content's tag at version 1.
+            let expectedTag = "\"" + EntityTag(content: try Fixture.data("mixed-sizes.pdf")).opaqueTag + "-1\""
             #expect(response.headers[.eTag] == expectedTag)
             #expect(info["etag"] as? String == expectedTag)
+            #expect(info["version"] as? Int == 1)
+            #expect(info["contentEtag"] as? String == contentTag)
             #expect(info["pageCount"] as? Int == 4)
             #expect(info["state"] as? String == "clean")
             #expect(info["origin"] as? String == "upload")
@@ -195,7 +199,7 @@ struct DocumentRouteTests {
             let path = try service.place("one-page.pdf")
             let created = try await client.send("/documents", .post, json: #"{"files": ["\#(path.path)"]}"#)
             let id = try #require(try jsonObject(created)["id"] as? String)
-            let tag = try #require(created.headers[.eTag])
+            let createdTag = try #require(created.headers[.eTag])
             let patched = try await client.send(
                 "/documents/\(id)/metadata", .patch, json: #"{"title": "Edited", "author": null}"#,
                 headers: [.contentType: "application/merge-patch+json"])
@@ -210,6 +214,8 @@ struct DocumentRouteTests {
                     + #""contents": "hi"}"#
             )
             #expect(annotated.status == .ok)
+            let tag = try #require(annotated.headers[.eTag])
+            #expect(tag != createdTag && tag != patched.headers[.eTag])
             let badPage = try await client.send(
                 "/documents/\(id)/annotations", .post,
                 json: #"{"kind": "note", "page": 9, "rect": {"x": 72, "y": 700, "width": 20, "height": 20}}"#)
@@ -227,13 +233,18 @@ struct DocumentRouteTests {
                 uri: "/documents/\(id)/save", method: .post, headers: [.ifMatch: "\"0000\""])
             #expect(stale.status == .preconditionFailed)
             #expect(stale.headers[.eTag] == tag)
+            // The tag from before the edits names a version that is gone.
+            let beforeEdits = try await client.execute(
+                uri: "/documents/\(id)/save", method: .post, headers: [.ifMatch: createdTag])
+            #expect(beforeEdits.status == .preconditionFailed)
             let saved = try await client.execute(uri: "/documents/\(id)/save", method: .post, headers: [.ifMatch: tag])
             #expect(saved.status == .ok)
             let after = try jsonObject(saved)
             #expect(after["state"] as? String == "clean")
             #expect(saved.headers[.eTag] != tag)
             let onDisk = try Data(contentsOf: path)
-            #expect(saved.headers[.eTag] == "\"" + EntityTag(content: onDisk).opaqueTag + "\"")
+            #expect(after["contentEtag"] as? String == "\"" + EntityTag(content: onDisk).opaqueTag + "\"")
+            #expect(saved.headers[.eTag] == after["etag"] as? String)
             let events = try await service.events().map(\.type)
             #expect(events == [.created, .saved])
         }

@@ -298,10 +298,12 @@ struct PDFWorkerEditTests {
                 "/documents/\(id)/annotations", .post,
                 json: #"{"kind": "highlight", "page": 1, "rect": {"x": 50, "y": 50, "width": 400, "height": 300}}"#)
             #expect(annotated.status == .ok)
+            #expect(annotated.headers[.eTag] != tag)
             let edited = try await client.execute(uri: "/documents/\(id)/pages/1/image?dpi=36", method: .get)
             #expect(edited.status == .ok)
             #expect(edited.body != before.body, "the unsaved highlight is not in the render")
-            let saved = try await client.execute(uri: "/documents/\(id)/save", method: .post, headers: [.ifMatch: tag])
+            let saved = try await client.execute(
+                uri: "/documents/\(id)/save", method: .post, headers: [.ifMatch: try #require(annotated.headers[.eTag])])
             #expect(saved.status == .ok)
             let onDisk = try Data(contentsOf: url)
             #expect(String(decoding: onDisk, as: UTF8.self).contains("/Highlight"))

@@ -37,13 +37,15 @@ struct ServerSentEventTests {
             type: .moved, documentID: DocumentID(rawValue: "doc")!, etag: EntityTag(opaqueTag: "e1"),
             at: Date(timeIntervalSince1970: 1_790_000_000.25), extra: ["from": "/a/x.pdf", "to": "/b/x.pdf"])
         event.id = 42
+        event.version = 7
         let sse = event.serverSentEvent
         #expect(sse.id == "42")
         #expect(sse.event == "moved")
+        // `etag` is the document's validator after the event (content tag and version), `contentEtag` the content's.
         #expect(
             sse.data
-                == #"{"at":"2026-09-21T14:13:20.250Z","document":"doc","etag":"\"e1\"","from":"/a/x.pdf","id":42,"#
-                + #""to":"/b/x.pdf","type":"moved"}"#)
+                == #"{"at":"2026-09-21T14:13:20.250Z","contentEtag":"\"e1\"","document":"doc","etag":"\"e1-7\"","#
+                + #""from":"/a/x.pdf","id":42,"to":"/b/x.pdf","type":"moved","version":7}"#)
         var untagged = StoreEvent(
             type: .deleted, documentID: DocumentID(rawValue: "doc")!, at: Date(timeIntervalSince1970: 0))
         untagged.id = 43

@@ -73,9 +73,10 @@ struct VersionRouteTests {
             let info = try jsonObject(restored)
             #expect((info["metadata"] as? [String: Any])?["title"] as? String == "mine")
             #expect(info["pageCount"] as? Int == 1 && info["state"] as? String == "clean")
-            #expect(restored.headers[.eTag] == EntityTag(content: try Data(contentsOf: url)).headerValue)
+            #expect(info["contentEtag"] as? String == EntityTag(content: try Data(contentsOf: url)).headerValue)
+            #expect(restored.headers[.eTag] == info["etag"] as? String)
             let event = try #require(try await service.waitForEvent(.changed, of: id, after: after))
-            #expect(event.extra["version"] == versionID && event.extra["file"] == url.path)
+            #expect(event.extra["restoredVersion"] == versionID && event.extra["file"] == url.path)
             #expect(try await Self.versions(client, id).count == 1)  // the version stays
         }
     }

@@ -66,6 +66,7 @@ extension ProblemDetails {
             if let current {
                 headers[.eTag] = current.headerValue
                 extensions["etag"] = current.headerValue
+                if let version = current.documentVersion { extensions["version"] = String(version) }
             }
         case .tooLarge(let limit):
             (status, type, title) = (.contentTooLarge, "/problems/content-too-large", "Content too large")

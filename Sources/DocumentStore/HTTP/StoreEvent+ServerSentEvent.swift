@@ -4,18 +4,22 @@ import StoreCore
 
 extension StoreEvent {
     /// The event as `GET /events` sends it: `id: N`, `event: TYPE`, and one `data:` line holding
-    /// `{"id": N, "type": TYPE, "document": ID, "etag": "...", "at": RFC 3339}` plus the type-specific members of
-    /// ``extra``. `etag` is the tag in header form (with its quotes) or null.
+    /// `{"id": N, "type": TYPE, "document": ID, "etag": "...", "version": V, "contentEtag": "...", "at": RFC 3339}`
+    /// plus the type-specific members of ``extra``. `etag` is the document's validator after the event (what its
+    /// info is tagged with then), `contentEtag` its content's tag, both in header form (with their quotes) or
+    /// null; `version` the document's version after the event (null for events from before versions).
     public var serverSentEvent: ServerSentEvent {
         var members: [String: String?] = extra.mapValues { $0 }
         members["type"] = type.rawValue
         members["document"] = documentID.rawValue
-        members["etag"] = .some(etag?.headerValue)
+        members["etag"] = .some(validator?.headerValue)
+        members["contentEtag"] = .some(etag?.headerValue)
         members["at"] = at.formatted(Self.timestampFormat)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var payload = EventPayload(id: id, members: members)
+        var payload = EventPayload(id: id, version: version, members: members)
         payload.members.removeValue(forKey: "id")
+        payload.members.removeValue(forKey: "version")
         // Strings, nulls and an integer always encode.
         let data = (try? encoder.encode(payload)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return ServerSentEvent(id: id.map(String.init), event: type.rawValue, data: data)
@@ -31,9 +35,10 @@ extension StoreEvent {
         return id
     }
 
-    /// The JSON object of an event: the id as a number, every other member a string or null.
+    /// The JSON object of an event: the id and the version as numbers, every other member a string or null.
     private struct EventPayload: Encodable {
         let id: Int64?
+        let version: Int64?
         var members: [String: String?]
 
         private struct Key: CodingKey {
@@ -46,6 +51,7 @@ extension StoreEvent {
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Key.self)
             try container.encode(id, forKey: Key(stringValue: "id"))
+            try container.encode(version, forKey: Key(stringValue: "version"))
             for (name, value) in members { try container.encode(value, forKey: Key(stringValue: name)) }
         }
     }

@@ -58,8 +58,10 @@ public struct DocumentsController: RouteController {
             let id = try Self.documentID(context)
             try Self.requireMediaType(request, ["application/pdf"])
             let preconditions = try RequestPreconditions(headers: request.headers)
-            // Refused before the body is streamed when it would be refused after (the lane checks again).
-            try preconditions.requireIfMatch(current: try await library.record(id).etag, method: .put)
+            // Refused before the body is streamed when it would be refused after (the owner's lane checks again).
+            try preconditions.requireIfMatch(current: try await library.record(id).validator, method: .put)
+            // The owner decides, as for every other write: the body streams through to it.
+            if let answer = try await forwarder?.answer(request, for: id, streamingBody: true) { return answer }
             let incoming = try await receive(request)
             defer { incoming.discard() }
             let (info, tag) = try await library.replaceContent(
@@ -89,9 +91,9 @@ public struct DocumentsController: RouteController {
             let preconditions = try RequestPreconditions(headers: request.headers)
             if request.headers[.ifNoneMatch] != nil, (1...library.configuration.maxDPI).contains(dpi),
                 let record = try? await library.record(id), record.state == .clean, page <= record.pageCount,
-                case .notModified = preconditions.evaluate(current: record.etag, method: request.method)
+                case .notModified = preconditions.evaluate(current: record.validator, method: request.method)
             {
-                return Response(status: .notModified, headers: [.eTag: record.etag.headerValue])
+                return Response(status: .notModified, headers: [.eTag: record.validator.headerValue])
             }
             let (png, tag) = try await library.pageImage(id, page: page, dpi: dpi, password: Self.password(request))
             return Response(
@@ -143,7 +145,10 @@ public struct DocumentsController: RouteController {
                 throw ProblemDetails.invalidParameter(
                     "resolution", "resolution must be \"reload\", \"save\" or \"close\"")
             }
-            guard let (info, tag) = try await library.resolve(id, with: resolution, password: Self.password(request))
+            guard
+                let (info, tag) = try await library.resolve(
+                    id, with: resolution, precondition: RequestPreconditions(headers: request.headers).write,
+                    password: Self.password(request))
             else {
                 return Response(status: .noContent)
             }

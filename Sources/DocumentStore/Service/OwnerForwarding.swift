@@ -12,9 +12,11 @@ import StoreCore
 ///
 /// Which requests go: those that act on, or show, what only the owner holds — `PATCH …/metadata`,
 /// `POST …/annotations`, `POST …/save`, `GET …/conflict`, `POST …/conflict/resolve`,
-/// `POST …/versions/{v}/restore`, `DELETE /documents/{id}` — and `GET /documents/{id}` while the document is dirty
-/// or in conflict. Reads of the saved bytes (content, page text and images, a clean document's info) and
-/// `PUT …/content` run on the node that got them.
+/// `POST …/versions/{v}/restore`, `PUT …/content` (its body streamed through), `DELETE /documents/{id}` — and
+/// `GET /documents/{id}` while the document is dirty or in conflict: every write is decided by the owner, against
+/// its lane and the catalog, so that its status, body and event are those of one node whichever node got it.
+/// Reads of the saved bytes (content, page text and images, a clean document's info) run on the node that got
+/// them.
 ///
 /// A forwarded request carries `Quire-Forwarded-By: <node id>` and is never forwarded again (no request goes round
 /// in circles): its receiver answers it if it still owns the document, else answers 503 with `Retry-After: 1`. An
@@ -52,6 +54,29 @@ public struct OwnerForwarder: Sendable {
     /// - Throws: ``ProblemDetails`` 503 when the owner cannot be found or does not answer, or this node lost the
     ///   document a forwarded request is about.
     public func answer(_ request: Request, for id: DocumentID, body: ByteBuffer? = nil) async throws -> Response? {
+        try await answer(request, for: id, outgoing: body.map { .bytes($0) })
+    }
+
+    /// The owner's answer to `request`, whose body (not read yet: a `PUT …/content`'s PDF) streams through to
+    /// the owner with its declared length, or nil when this node answers it (see
+    /// ``answer(_:for:body:)``).
+    /// - Throws: As ``answer(_:for:body:)``; 411 problem details when the request does not declare its length.
+    public func answer(_ request: Request, for id: DocumentID, streamingBody: Bool) async throws -> Response? {
+        guard library.isClusterNode else { return nil }
+        guard streamingBody else { return try await answer(request, for: id, outgoing: nil) }
+        guard let declared = request.headers[.contentLength].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+        else {
+            throw ProblemDetails(
+                status: .lengthRequired,
+                detail: "a body sent through another node to document \(id.rawValue)'s owner needs a Content-Length")
+        }
+        return try await answer(
+            request, for: id, outgoing: .stream(request.body, length: .known(Int64(declared))), streamed: true)
+    }
+
+    private func answer(
+        _ request: Request, for id: DocumentID, outgoing body: HTTPClientRequest.Body?, streamed: Bool = false
+    ) async throws -> Response? {
         guard library.isClusterNode else { return nil }
         let owner: DocumentOwner
         do {
@@ -85,7 +110,9 @@ public struct OwnerForwarder: Sendable {
             // The owner did not answer: if it is dead by now (no heartbeat within 5 s), this node takes the
             // document over and answers itself.
             library.forgetOwner(of: id)
-            if case .this = try? await library.owner(of: id) { return nil }
+            // A streamed body went (in part) to the owner: this node cannot answer in its place, the client sends
+            // it again (to this node, which owns the document by then).
+            if !streamed, case .this = try? await library.owner(of: id) { return nil }
             throw ProblemDetails(
                 status: .serviceUnavailable,
                 detail: "document \(id.rawValue) is kept by node \(node) at \(address), which does not answer "
@@ -100,14 +127,16 @@ public struct OwnerForwarder: Sendable {
     }
 
     /// The answer of the node at `address` to `request`, with `body`.
-    private func forward(_ request: Request, body: ByteBuffer?, to address: String) async throws -> Response {
+    private func forward(
+        _ request: Request, body: HTTPClientRequest.Body?, to address: String
+    ) async throws -> Response {
         var outgoing = HTTPClientRequest(url: "http://\(address)\(request.uri.description)")
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers where !Self.notForwarded.contains(field.name) {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
         }
         outgoing.headers.replaceOrAdd(name: Self.forwardedBy.rawName, value: library.membership.id)
-        if let body { outgoing.body = .bytes(body) }
+        if let body { outgoing.body = body }
         let response = try await client.execute(outgoing, timeout: timeout)
         let bytes = try await response.body.collect(upTo: Self.maximumAnswer)
         var headers = HTTPFields()

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The store's catalog of documents and its persisted event log, in one SQLite database
 /// (`<store>/catalog.sqlite`, WAL mode, through a GRDB `DatabasePool`: reads run in parallel with the one writer).
@@ -9,6 +10,8 @@ import GRDB
 /// thread.
 public struct Catalog: CatalogDatabase {
     private let database: DatabasePool
+    /// Who is told of each event as it commits (``observeCommittedEvents(_:)``).
+    private let commitObserver = CommitObserver()
 
     /// The database file.
     public let databaseURL: URL
@@ -52,12 +55,14 @@ public struct Catalog: CatalogDatabase {
     @discardableResult
     public func insert(_ document: DocumentRecord, recording event: StoreEvent?) async throws -> StoreEvent? {
         try await write("add document \(document.id)") { db in
+            var document = document
+            document.version = 1
             do {
                 try document.insert(db)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
                 throw CatalogError.duplicateDocument(document.id)
             }
-            return try Self.append(event, db)
+            return try append(event, db, version: 1)
         }
     }
 
@@ -68,12 +73,13 @@ public struct Catalog: CatalogDatabase {
     @discardableResult
     public func update(_ document: DocumentRecord, recording event: StoreEvent?) async throws -> StoreEvent? {
         try await write("update document \(document.id)") { db in
-            do {
-                try document.update(db)
-            } catch RecordError.recordNotFound {
+            guard let current = try Self.version(of: document.id, db) else {
                 throw CatalogError.documentNotFound(document.id)
             }
-            return try Self.append(event, db)
+            var document = document
+            document.version = current + 1
+            try document.update(db)
+            return try append(event, db, version: document.version)
         }
     }
 
@@ -84,8 +90,10 @@ public struct Catalog: CatalogDatabase {
     @discardableResult
     public func deleteDocument(_ id: DocumentID, recording event: StoreEvent?) async throws -> StoreEvent? {
         try await write("delete document \(id)") { db in
-            guard try DocumentRecord.deleteOne(db, key: id.rawValue) else { throw CatalogError.documentNotFound(id) }
-            return try Self.append(event, db)
+            guard let current = try Self.version(of: id, db), try DocumentRecord.deleteOne(db, key: id.rawValue) else {
+                throw CatalogError.documentNotFound(id)
+            }
+            return try append(event, db, version: current + 1)
         }
     }
 
@@ -105,15 +113,21 @@ public struct Catalog: CatalogDatabase {
         }
     }
 
-    /// Appends an event to the log.
+    /// Appends an event to the log; a document still in the catalog moves to its next version, which the event
+    /// names.
     /// - Returns: The event with the id the log gave it, greater than every id given before.
     /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
     @discardableResult
     public func append(_ event: StoreEvent) async throws -> StoreEvent {
         try await write("append a \(event.type.rawValue) event") { db in
-            var event = event
-            try event.insert(db)
-            return event
+            var version: Int64?
+            if let current = try Self.version(of: event.documentID, db) {
+                version = current + 1
+                try db.execute(
+                    sql: "UPDATE documents SET version = ? WHERE id = ?",
+                    arguments: [current + 1, event.documentID.rawValue])
+            }
+            return try append(event, db, version: version)!
         }
     }
 
@@ -147,10 +161,28 @@ public struct Catalog: CatalogDatabase {
         }
     }
 
-    private static func append(_ event: StoreEvent?, _ db: Database) throws -> StoreEvent? {
+    /// Tells `observer` of every event this catalog appends, as its transaction commits: on the database's one
+    /// writer, so in commit order, which is id order (a rolled-back append tells nothing, and gives its id back).
+    /// This is how one node's live feed publishes events without a gap and never out of order, however many
+    /// writers commit at once. `observer` must not block (it runs on the writer); a later call replaces it.
+    package func observeCommittedEvents(_ observer: @escaping @Sendable (StoreEvent) -> Void) {
+        commitObserver.observer.withLock { $0 = observer }
+    }
+
+    private func append(_ event: StoreEvent?, _ db: Database, version: Int64?) throws -> StoreEvent? {
         guard var event else { return nil }
+        event.version = version
         try event.insert(db)
+        if let observer = commitObserver.observer.withLock({ $0 }) {
+            let committed = event
+            db.afterNextTransaction(onCommit: { _ in observer(committed) })
+        }
         return event
+    }
+
+    /// The stored version of document `id`, nil when it is not in the catalog.
+    private static func version(of id: DocumentID, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT version FROM documents WHERE id = ?", arguments: [id.rawValue])
     }
 
     private func write<T: Sendable>(
@@ -180,4 +212,9 @@ public struct Catalog: CatalogDatabase {
         if let error = error as? CocoaError, let underlying = error.underlying { return "\(underlying)" }
         return "\(error)"
     }
+}
+
+/// The holder of a catalog's commit observer (the catalog is a value; its observer is shared by its copies).
+private final class CommitObserver: Sendable {
+    let observer = Mutex<(@Sendable (StoreEvent) -> Void)?>(nil)
 }

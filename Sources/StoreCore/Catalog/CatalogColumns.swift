@@ -14,6 +14,7 @@ enum CatalogColumns {
         var etag: String
         var state: String
         var conflictType: String?
+        var version: Int64
         var createdAt: Int64
         var updatedAt: Int64
 
@@ -30,6 +31,7 @@ enum CatalogColumns {
             etag = record.etag.opaqueTag
             state = record.state.name
             conflictType = record.state.conflictType?.rawValue
+            version = record.version
             createdAt = record.createdAt.catalogMilliseconds
             updatedAt = record.updatedAt.catalogMilliseconds
         }
@@ -37,7 +39,7 @@ enum CatalogColumns {
         /// Columns read from a row.
         init(
             id: String, files: String, origin: String, title: String?, pageCount: Int64, size: Int64, etag: String,
-            state: String, conflictType: String?, createdAt: Int64, updatedAt: Int64
+            state: String, conflictType: String?, version: Int64, createdAt: Int64, updatedAt: Int64
         ) {
             self.id = id
             self.files = files
@@ -48,6 +50,7 @@ enum CatalogColumns {
             self.etag = etag
             self.state = state
             self.conflictType = conflictType
+            self.version = version
             self.createdAt = createdAt
             self.updatedAt = updatedAt
         }
@@ -71,9 +74,10 @@ enum CatalogColumns {
             else { throw corrupt("state", "\(state)/\(conflictType ?? "null")") }
             guard pageCount >= 0, pageCount <= Int64(Int32.max) else { throw corrupt("pageCount", "\(pageCount)") }
             guard size >= 0 else { throw corrupt("size", "\(size)") }
+            guard version >= 1 else { throw corrupt("version", "\(version)") }
             return DocumentRecord(
                 id: documentID, files: paths, origin: origin, title: title, pageCount: Int(pageCount),
-                size: Int(size), etag: tag, state: documentState,
+                size: Int(size), etag: tag, state: documentState, version: version,
                 createdAt: Date(catalogMilliseconds: createdAt), updatedAt: Date(catalogMilliseconds: updatedAt))
         }
     }
@@ -85,6 +89,7 @@ enum CatalogColumns {
         var etag: String?
         var at: Int64
         var extra: String
+        var version: Int64?
 
         /// The columns of `event`.
         init(_ event: StoreEvent) {
@@ -95,15 +100,17 @@ enum CatalogColumns {
             etag = event.etag?.opaqueTag
             at = event.at.catalogMilliseconds
             extra = String(decoding: (try? encoder.encode(event.extra)) ?? Data("{}".utf8), as: UTF8.self)
+            version = event.version
         }
 
         /// Columns read from a row.
-        init(type: String, documentID: String, etag: String?, at: Int64, extra: String) {
+        init(type: String, documentID: String, etag: String?, at: Int64, extra: String, version: Int64?) {
             self.type = type
             self.documentID = documentID
             self.etag = etag
             self.at = at
             self.extra = extra
+            self.version = version
         }
 
         /// The event these columns hold, with `id`.
@@ -123,6 +130,7 @@ enum CatalogColumns {
             var event = StoreEvent(
                 type: eventType, documentID: document, etag: tag, at: Date(catalogMilliseconds: at), extra: fields)
             event.id = id
+            event.version = version
             return event
         }
     }

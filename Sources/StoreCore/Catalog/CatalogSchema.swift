@@ -76,6 +76,16 @@ enum CatalogSchema {
             try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = ?", arguments: [events])
             try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [events, sequence])
         }
+        // Every change of a document has a version (1 when it enters the store, one more per change), and every
+        // event names the version it left the document at (null for events from before).
+        migrator.registerMigration("v3: document versions") { db in
+            try db.alter(table: DocumentRecord.databaseTableName) { table in
+                table.add(column: "version", .integer).notNull().defaults(to: 1).check(sql: "version >= 1")
+            }
+            try db.alter(table: StoreEvent.databaseTableName) { table in
+                table.add(column: "version", .integer)
+            }
+        }
         return migrator
     }
 }

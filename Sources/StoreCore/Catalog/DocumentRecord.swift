@@ -27,6 +27,10 @@ public struct DocumentRecord: Sendable, Hashable {
     public var etag: EntityTag
     /// Whether the document matches its files, has edits, is in conflict or is gone.
     public var state: DocumentState
+    /// The document's version: 1 when it enters the store, and one more with every change the catalog records of
+    /// it (content, unsaved edits, state, files, each event). The catalog gives it: what a caller sets is ignored
+    /// by ``DocumentCatalog/insert(_:recording:)`` and ``DocumentCatalog/update(_:recording:)``.
+    public var version: Int64
     /// When the document entered the store (kept to the millisecond).
     public var createdAt: Date { didSet { createdAt = createdAt.roundedToCatalogPrecision } }
     /// When the entry last changed (kept to the millisecond).
@@ -35,7 +39,7 @@ public struct DocumentRecord: Sendable, Hashable {
     /// Makes an entry.
     public init(
         id: DocumentID, files: [String], origin: Origin, title: String? = nil, pageCount: Int, size: Int,
-        etag: EntityTag, state: DocumentState = .clean, createdAt: Date, updatedAt: Date
+        etag: EntityTag, state: DocumentState = .clean, version: Int64 = 1, createdAt: Date, updatedAt: Date
     ) {
         self.id = id
         self.files = files
@@ -45,6 +49,7 @@ public struct DocumentRecord: Sendable, Hashable {
         self.size = size
         self.etag = etag
         self.state = state
+        self.version = version
         self.createdAt = createdAt.roundedToCatalogPrecision
         self.updatedAt = updatedAt.roundedToCatalogPrecision
     }
@@ -57,6 +62,7 @@ extension DocumentRecord: FetchableRecord, PersistableRecord {
     /// The table's columns (see `CatalogSchema`).
     enum ColumnNames {
         static let id = Column("id")
+        static let version = Column("version")
         static let files = Column("files")
         static let origin = Column("origin")
         static let title = Column("title")
@@ -77,7 +83,7 @@ extension DocumentRecord: FetchableRecord, PersistableRecord {
             id: row[ColumnNames.id], files: row[ColumnNames.files], origin: row[ColumnNames.origin],
             title: row[ColumnNames.title], pageCount: row[ColumnNames.pageCount], size: row[ColumnNames.size],
             etag: row[ColumnNames.etag], state: row[ColumnNames.state], conflictType: row[ColumnNames.conflictType],
-            createdAt: row[ColumnNames.createdAt], updatedAt: row[ColumnNames.updatedAt]
+            version: row[ColumnNames.version], createdAt: row[ColumnNames.createdAt], updatedAt: row[ColumnNames.updatedAt]
         ).record(table: Self.databaseTableName)
     }
 
@@ -93,7 +99,15 @@ extension DocumentRecord: FetchableRecord, PersistableRecord {
         container[ColumnNames.etag] = columns.etag
         container[ColumnNames.state] = columns.state
         container[ColumnNames.conflictType] = columns.conflictType
+        container[ColumnNames.version] = columns.version
         container[ColumnNames.createdAt] = columns.createdAt
         container[ColumnNames.updatedAt] = columns.updatedAt
     }
+}
+
+extension DocumentRecord {
+    /// The document's validator: the tag of its content and its version (`"<sha256>-<version>"`), which changes
+    /// with every change of the document, unsaved edits included. What its info is tagged with and what every
+    /// write names in `If-Match`; the same on every node of a cluster.
+    public var validator: EntityTag { EntityTag(content: etag, version: version) }
 }

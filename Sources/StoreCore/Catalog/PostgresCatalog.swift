@@ -17,7 +17,7 @@ import PostgresNIO
 /// service group) for as long as the catalog is used.
 public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
     /// The schema version this build writes; a database at a newer one is refused when the catalog opens.
-    public static let schemaVersion: Int32 = 3
+    public static let schemaVersion: Int32 = 4
 
     /// The channel each append notifies with its event id, and each update without an event with
     /// ``documentNotificationPrefix`` and the document's id.
@@ -125,6 +125,10 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
             """,
             "CREATE INDEX quire_owners_node ON quire_owners (node_id)",
         ],
+        [
+            "ALTER TABLE quire_documents ADD COLUMN version bigint NOT NULL DEFAULT 1 CHECK (version >= 1)",
+            "ALTER TABLE quire_events ADD COLUMN version bigint",
+        ],
     ]
 
     private func migrate() async throws {
@@ -170,15 +174,15 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
                 try await connection.query(
                     """
                     INSERT INTO quire_documents (id, files, origin, title, page_count, size, etag, state,
-                        conflict_type, created_at, updated_at)
+                        conflict_type, version, created_at, updated_at)
                     VALUES (\(columns.id), \(columns.files), \(columns.origin), \(columns.title), \(columns.pageCount),
-                        \(columns.size), \(columns.etag), \(columns.state), \(columns.conflictType),
+                        \(columns.size), \(columns.etag), \(columns.state), \(columns.conflictType), 1,
                         \(columns.createdAt), \(columns.updatedAt))
                     """, logger: logger)
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
                 throw CatalogError.duplicateDocument(document.id)
             }
-            return try await Self.append(event, connection, logger)
+            return try await Self.append(event, connection, logger, version: 1)
         }
     }
 
@@ -195,10 +199,12 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
                 UPDATE quire_documents SET files = \(columns.files), origin = \(columns.origin),
                     title = \(columns.title), page_count = \(columns.pageCount), size = \(columns.size),
                     etag = \(columns.etag), state = \(columns.state), conflict_type = \(columns.conflictType),
-                    created_at = \(columns.createdAt), updated_at = \(columns.updatedAt)
-                WHERE id = \(columns.id) RETURNING id
+                    created_at = \(columns.createdAt), updated_at = \(columns.updatedAt), version = version + 1
+                WHERE id = \(columns.id) RETURNING version
                 """, logger: logger)
-            guard try await rows.collect().count == 1 else { throw CatalogError.documentNotFound(document.id) }
+            var versions: [Int64] = []
+            for try await version in rows.decode(Int64.self) { versions.append(version) }
+            guard versions.count == 1 else { throw CatalogError.documentNotFound(document.id) }
             if event == nil {
                 // No event tells the other nodes of this change (an edit made the document dirty, say): a
                 // notification does, so that they drop what they cached of it.
@@ -206,7 +212,7 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
                     "SELECT pg_notify(\(Self.notificationChannel), \(Self.documentNotificationPrefix + document.id.rawValue))",
                     logger: logger)
             }
-            return try await Self.append(event, connection, logger)
+            return try await Self.append(event, connection, logger, version: versions[0])
         }
     }
 
@@ -218,9 +224,11 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
     public func deleteDocument(_ id: DocumentID, recording event: StoreEvent?) async throws -> StoreEvent? {
         try await transaction("delete document \(id)") { connection, logger in
             let rows = try await connection.query(
-                "DELETE FROM quire_documents WHERE id = \(id.rawValue) RETURNING id", logger: logger)
-            guard try await rows.collect().count == 1 else { throw CatalogError.documentNotFound(id) }
-            return try await Self.append(event, connection, logger)
+                "DELETE FROM quire_documents WHERE id = \(id.rawValue) RETURNING version", logger: logger)
+            var versions: [Int64] = []
+            for try await version in rows.decode(Int64.self) { versions.append(version) }
+            guard versions.count == 1 else { throw CatalogError.documentNotFound(id) }
+            return try await Self.append(event, connection, logger, version: versions[0] + 1)
         }
     }
 
@@ -242,7 +250,8 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
         let client = client
         let logger = logger
         var built: PostgresQuery = """
-            SELECT id, files, origin, title, page_count, size, etag, state, conflict_type, created_at, updated_at
+            SELECT id, files, origin, title, page_count, size, etag, state, conflict_type, version, created_at,
+                updated_at
             FROM quire_documents
             """
         built.sql += " " + clause.sql
@@ -252,11 +261,11 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
             var records: [DocumentRecord] = []
             let rows = try await client.query(query, logger: logger)
             for try await row in rows.decode(
-                (String, String, String, String?, Int64, Int64, String, String, String?, Int64, Int64).self)
+                (String, String, String, String?, Int64, Int64, String, String, String?, Int64, Int64, Int64).self)
             {
                 let columns = CatalogColumns.Document(
                     id: row.0, files: row.1, origin: row.2, title: row.3, pageCount: row.4, size: row.5, etag: row.6,
-                    state: row.7, conflictType: row.8, createdAt: row.9, updatedAt: row.10)
+                    state: row.7, conflictType: row.8, version: row.9, createdAt: row.10, updatedAt: row.11)
                 records.append(try columns.record(table: "quire_documents"))
             }
             return records
@@ -271,7 +280,16 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
     @discardableResult
     public func append(_ event: StoreEvent) async throws -> StoreEvent {
         try await transaction("append a \(event.type.rawValue) event") { connection, logger in
-            try await Self.append(event, connection, logger)!
+            var version: Int64?
+            for try await value in try await connection.query(
+                """
+                UPDATE quire_documents SET version = version + 1 WHERE id = \(event.documentID.rawValue)
+                RETURNING version
+                """, logger: logger
+            ).decode(Int64.self) {
+                version = value
+            }
+            return try await Self.append(event, connection, logger, version: version)!
         }
     }
 
@@ -285,12 +303,12 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
             var events: [StoreEvent] = []
             let rows = try await client.query(
                 """
-                SELECT id, type, document_id, etag, at, extra FROM quire_events
+                SELECT id, type, document_id, etag, at, extra, version FROM quire_events
                 WHERE id > \(id) ORDER BY id LIMIT \(Int64(max(0, limit)))
                 """, logger: logger)
-            for try await row in rows.decode((Int64, String, String, String?, Int64, String).self) {
+            for try await row in rows.decode((Int64, String, String, String?, Int64, String, Int64?).self) {
                 let columns = CatalogColumns.Event(
-                    type: row.1, documentID: row.2, etag: row.3, at: row.4, extra: row.5)
+                    type: row.1, documentID: row.2, etag: row.3, at: row.4, extra: row.5, version: row.6)
                 events.append(try columns.event(id: row.0, table: "quire_events"))
             }
             return events
@@ -467,10 +485,11 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
 
     /// Appends `event` inside the caller's transaction: takes the next id from the counter (locking its row until
     /// the transaction ends), inserts the event and queues its notification.
-    private static func append(_ event: StoreEvent?, _ connection: PostgresConnection, _ logger: Logger)
-        async throws -> StoreEvent?
-    {
+    private static func append(
+        _ event: StoreEvent?, _ connection: PostgresConnection, _ logger: Logger, version: Int64?
+    ) async throws -> StoreEvent? {
         guard var event else { return nil }
+        event.version = version
         var id: Int64 = 0
         for try await value in try await connection.query(
             "UPDATE quire_event_counter SET last = last + 1 RETURNING last", logger: logger
@@ -480,8 +499,9 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
         let columns = CatalogColumns.Event(event)
         try await connection.query(
             """
-            INSERT INTO quire_events (id, type, document_id, etag, at, extra)
-            VALUES (\(id), \(columns.type), \(columns.documentID), \(columns.etag), \(columns.at), \(columns.extra))
+            INSERT INTO quire_events (id, type, document_id, etag, at, extra, version)
+            VALUES (\(id), \(columns.type), \(columns.documentID), \(columns.etag), \(columns.at), \(columns.extra),
+                \(version))
             """, logger: logger)
         try await connection.query(
             "SELECT pg_notify(\(notificationChannel), \(String(id)))", logger: logger)

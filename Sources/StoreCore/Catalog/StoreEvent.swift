@@ -34,8 +34,11 @@ public struct StoreEvent: Sendable, Hashable {
     public var type: EventType
     /// The document it happened to.
     public var documentID: DocumentID
-    /// The document's entity tag after the event, when it has one.
+    /// The document's entity tag (of its content) after the event, when it has one.
     public var etag: EntityTag?
+    /// The document's version after the event (``DocumentRecord/version``), given by the catalog as it records
+    /// the event; nil before, and for events recorded before versions existed.
+    public var version: Int64?
     /// When it happened (kept to the millisecond).
     public var at: Date { didSet { at = at.roundedToCatalogPrecision } }
     /// Type-specific fields, sent as extra members of the event's JSON (names other than `id`, `type`,
@@ -48,6 +51,7 @@ public struct StoreEvent: Sendable, Hashable {
         extra: [String: String] = [:]
     ) {
         self.id = nil
+        self.version = nil
         self.type = type
         self.documentID = documentID
         self.etag = etag
@@ -68,6 +72,7 @@ extension StoreEvent: FetchableRecord, MutablePersistableRecord {
         static let etag = Column("etag")
         static let at = Column("at")
         static let extra = Column("extra")
+        static let version = Column("version")
     }
 
     /// Reads an event from a row of `events`.
@@ -76,7 +81,7 @@ extension StoreEvent: FetchableRecord, MutablePersistableRecord {
     public init(row: Row) throws {
         self = try CatalogColumns.Event(
             type: row[ColumnNames.type], documentID: row[ColumnNames.documentID], etag: row[ColumnNames.etag],
-            at: row[ColumnNames.at], extra: row[ColumnNames.extra]
+            at: row[ColumnNames.at], extra: row[ColumnNames.extra], version: row[ColumnNames.version]
         ).event(id: row[ColumnNames.id], table: Self.databaseTableName)
     }
 
@@ -89,10 +94,20 @@ extension StoreEvent: FetchableRecord, MutablePersistableRecord {
         container[ColumnNames.etag] = columns.etag
         container[ColumnNames.at] = columns.at
         container[ColumnNames.extra] = columns.extra
+        container[ColumnNames.version] = version
     }
 
     /// Takes the id the log gave the event.
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
+    }
+}
+
+extension StoreEvent {
+    /// The document's validator after the event (``DocumentRecord/validator``), when the event has a tag and a
+    /// version.
+    public var validator: EntityTag? {
+        guard let etag, let version else { return etag }
+        return EntityTag(content: etag, version: version)
     }
 }

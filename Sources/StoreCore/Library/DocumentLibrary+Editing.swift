@@ -27,7 +27,7 @@ extension DocumentLibrary {
         try await lane(id).run {
             let open = try await openDocument(id, password: password)
             let record = try await record(id)
-            try precondition.require(current: record.etag)
+            try precondition.require(current: record.validator)
             guard open.providers.count == 1, let provider = open.providers.first else {
                 throw StoreError.invalidParameter(
                     "id",
@@ -60,7 +60,7 @@ extension DocumentLibrary {
     public func delete(_ id: DocumentID, precondition: WritePrecondition) async throws {
         try await lane(id).run {
             let record = try await record(id)
-            try precondition.require(current: record.etag)
+            try precondition.require(current: record.validator)
             forget(id)
             if record.origin == .upload, let path = record.files.first { try await removeUploadedFile(path) }
             let event = StoreEvent(type: .deleted, documentID: id, etag: record.etag)
@@ -162,10 +162,11 @@ extension DocumentLibrary {
         DocumentRepresentations.Info, EntityTag
     ) {
         try await lane(id).run {
-            let record = try await record(id)
-            try precondition.require(current: record.etag)
             let wasOpen = state.withLock { $0.open[id] != nil }
+            // The password first: without it a client learns nothing, not even that its version is stale.
             let open = try await openDocument(id, password: password)
+            let record = try await record(id)
+            try precondition.require(current: record.validator)
             // Not open before: nothing in memory to save.
             guard wasOpen else { return try await info(of: open) }
             if open.document.conflict != nil {
@@ -201,12 +202,17 @@ extension DocumentLibrary {
     /// Resolves the document's conflict. `close` removes the document from the store (returns nil).
     /// - Throws: ``StoreError``: `documentNotFound`; `passwordRequired` for an encrypted document without its
     ///   password or with a wrong one; `noConflict`; `inConflict` for `reload` of a deleted file; `fileNotRemoved`
-    ///   when `close` cannot remove an uploaded file.
-    public func resolve(_ id: DocumentID, with resolution: FileConflictResolution, password: String?) async throws
+    ///   when `close` cannot remove an uploaded file; `preconditionFailed` when `precondition` names a version that
+    ///   is not the current one (it may name none).
+    public func resolve(
+        _ id: DocumentID, with resolution: FileConflictResolution, precondition: WritePrecondition = .none,
+        password: String?
+    ) async throws
         -> (DocumentRepresentations.Info, EntityTag)?
     {
         try await lane(id).run { () async throws -> (DocumentRepresentations.Info, EntityTag)? in
             let record = try await record(id)
+            try precondition.check(current: record.validator)
             let open = try await openDocument(id, password: password)
             let document = open.document
             let inConflict = document.conflict != nil || record.state == .deleted || record.state.conflictType != nil
@@ -273,7 +279,7 @@ extension DocumentLibrary {
         try await lane(id).run {
             let open = try await openDocument(id, password: password)
             let record = try await record(id)
-            try precondition.check(current: record.etag)
+            try precondition.check(current: record.validator)
             if open.document.conflict != nil || record.state == .deleted {
                 throw StoreError.inConflict(id, reason: "resolve its conflict before editing it")
             }

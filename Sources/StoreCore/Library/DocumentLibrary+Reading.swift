@@ -15,7 +15,7 @@ extension DocumentLibrary {
     /// - Throws: as ``info(_:password:)``.
     public func infoJSON(_ id: DocumentID, password: String?) async throws -> (ByteBuffer, EntityTag) {
         if let open = state.withLock({ $0.open[id] }), open.accepts(password: password),
-            let answers = open.cachedAnswers
+            let answers = open.cachedAnswers, try await isCurrent(answers.info, of: id)
         {
             return (answers.json, answers.tag)
         }
@@ -29,13 +29,24 @@ extension DocumentLibrary {
     /// A document's info (pages, metadata with unsaved edits, files, state, conflict) and its tag.
     /// - Throws: ``StoreError``: `documentNotFound`, `passwordRequired`; or a `CatalogError`.
     public func info(_ id: DocumentID, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
-        if let open = state.withLock({ $0.open[id] }), open.accepts(password: password), let cached = open.cachedInfo {
+        if let open = state.withLock({ $0.open[id] }), open.accepts(password: password), let cached = open.cachedInfo,
+            try await isCurrent(cached.0, of: id)
+        {
             return cached
         }
         return try await lane(id).run {
             let open = try await openDocument(id, password: password)
             return try await info(of: open)
         }
+    }
+
+    /// Whether an info this node cached is of document `id`'s current version: always on one node (every change
+    /// goes through it, and drops what it cached); in a cluster, when the catalog still names its version, since
+    /// another node's change reaches this one's cache only with its notification.
+    /// - Throws: a `CatalogError` when the catalog cannot be read.
+    func isCurrent(_ info: DocumentRepresentations.Info, of id: DocumentID) async throws -> Bool {
+        guard isClusterNode else { return true }
+        return try await catalog.document(id)?.version == info.version
     }
 
     /// The info of an open document, from the catalog record and the document. Call inside its lane.
@@ -56,7 +67,8 @@ extension DocumentLibrary {
             document.conflict?.type.rawValue ?? record.state.conflictType?.rawValue
             ?? (record.state == .deleted ? "deletion" : nil)
         let info = DocumentRepresentations.Info(
-            id: open.id.rawValue, etag: record.etag.headerValue, origin: record.origin.rawValue, pageCount: pages.count,
+            id: open.id.rawValue, etag: record.validator.headerValue, version: record.version,
+            contentEtag: record.etag.headerValue, origin: record.origin.rawValue, pageCount: pages.count,
             pages: pages,
             metadata: DocumentRepresentations.Metadata(
                 title: metadata.title, author: metadata.author, subject: metadata.subject,
@@ -71,8 +83,8 @@ extension DocumentLibrary {
             size: record.size,
             createdAt: timestamp(record.createdAt), updatedAt: timestamp(record.updatedAt))
         let json = ByteBuffer(bytes: try DocumentRepresentations.encoder.encode(info))
-        open.cacheInfo(info, tag: record.etag, json: json)
-        return (info, record.etag)
+        open.cacheInfo(info, tag: record.validator, json: json)
+        return (info, record.validator)
     }
 
     /// The bytes of the document's (first) file as last read, and the document's tag. An open document answers
@@ -176,7 +188,12 @@ extension DocumentLibrary {
         guard number >= 1 else {
             throw StoreError.invalidParameter("n", reason: "page numbers start at 1, not \(number)")
         }
-        let open = try await lane(id).run { try await openDocument(id, password: password) }
+        // The version read with the document it answers from: a change that lands while the worker runs leaves
+        // this answer tagged with the version it was made from.
+        let (open, current) = try await lane(id).run { () async throws -> (OpenDocument, DocumentRecord) in
+            let open = try await openDocument(id, password: password)
+            return (open, try await record(id))
+        }
         if let damage = open.damage { throw StoreError.damagedDocument(id, damage) }
         let document = open.document
         guard number <= document.pageCount, let provider = document.dataProvider(forPageAt: number - 1) else {
@@ -195,7 +212,6 @@ extension DocumentLibrary {
                 request.operation == .renderPNG ? "rendering page \(number)" : "extracting the text of page \(number)"
             throw StoreError.pdfWorkFailed(error, work: "\(work) of document \(id.rawValue)")
         }
-        let record = try await record(id)
-        return (result, record.etag)
+        return (result, current.validator)
     }
 }

@@ -28,7 +28,7 @@ extension DocumentLibrary {
     ) async throws -> (DocumentRepresentations.Info, EntityTag) {
         try await lane(id).run {
             let record = try await record(id)
-            try precondition.require(current: record.etag)
+            try precondition.require(current: record.validator)
             let open = try await openDocument(id, password: password)
             if open.document.conflict != nil || record.state == .deleted {
                 throw StoreError.inConflict(id, reason: "resolve its conflict before restoring a version")
@@ -58,7 +58,7 @@ extension DocumentLibrary {
             let files = try await blocking { open.measureFiles() }
             await self.record(
                 .changed, Self.updated(record, from: open, files: files),
-                extra: ["file": provider.fileURL.path, "version": versionID])
+                extra: ["file": provider.fileURL.path, "restoredVersion": versionID])
             return try await info(of: open)
         }
     }

@@ -106,6 +106,13 @@ public final class DocumentLibrary: Sendable {
                 metrics: metrics, logger: logger)
             locks = AdvisoryDocumentLocks(client: cluster.lockClient, timeout: cluster.lockTimeout)
             membership = NodeMembership(registry: cluster.registry, version: version, logger: logger)
+        } else if let local = catalog as? Catalog {
+            // One node's SQLite catalog tells of each event as it commits, in id order: the feed publishes
+            // there, so that concurrent commits never reach a subscriber out of order.
+            local.observeCommittedEvents { [events] event in events.publish(event) }
+            fanOut = CommitOrderFanOut()
+            locks = LocalDocumentLocks()
+            membership = NodeMembership(registry: LocalNodeRegistry(), version: version, logger: logger)
         } else {
             fanOut = LocalEventFanOut(broadcaster: events)
             locks = LocalDocumentLocks()

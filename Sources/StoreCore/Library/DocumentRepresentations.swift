@@ -20,8 +20,12 @@ public enum DocumentRepresentations {
         public var pageCount: Int
         /// Bytes of all files together.
         public var size: Int
-        /// The entity tag in header form.
+        /// The document's validator in header form (its info's `ETag`, what a write names in `If-Match`).
         public var etag: String
+        /// The document's version (one more with every change).
+        public var version: Int64
+        /// The entity tag of the document's content (`GET …/content`'s `ETag`) in header form.
+        public var contentEtag: String
         /// `clean`, `dirty`, `conflict` or `deleted`.
         public var state: String
         /// When the entry last changed (RFC 3339).
@@ -33,12 +37,16 @@ public enum DocumentRepresentations {
             title = record.title
             pageCount = record.pageCount
             size = record.size
-            etag = record.etag.headerValue
+            etag = record.validator.headerValue
+            version = record.version
+            contentEtag = record.etag.headerValue
             state = record.state.name
             updatedAt = timestamp(record.updatedAt)
         }
 
-        enum CodingKeys: String, CodingKey { case id, title, pageCount, size, etag, state, updatedAt }
+        enum CodingKeys: String, CodingKey {
+            case id, title, pageCount, size, etag, version, contentEtag, state, updatedAt
+        }
 
         /// Encodes `title` as null when absent (the schema requires the member).
         public func encode(to encoder: any Encoder) throws {
@@ -48,6 +56,8 @@ public enum DocumentRepresentations {
             try container.encode(pageCount, forKey: .pageCount)
             try container.encode(size, forKey: .size)
             try container.encode(etag, forKey: .etag)
+            try container.encode(version, forKey: .version)
+            try container.encode(contentEtag, forKey: .contentEtag)
             try container.encode(state, forKey: .state)
             try container.encode(updatedAt, forKey: .updatedAt)
         }
@@ -138,8 +148,13 @@ public enum DocumentRepresentations {
     public struct Info: Codable, Sendable, Equatable {
         /// The document's id.
         public var id: String
-        /// The entity tag in header form.
+        /// The document's validator in header form: the info's `ETag`, what a write names in `If-Match`; it
+        /// changes with every change of the document.
         public var etag: String
+        /// The document's version: 1 when it entered the store, one more with every change.
+        public var version: Int64
+        /// The entity tag of the document's content (`GET …/content`'s `ETag`) in header form.
+        public var contentEtag: String
         /// `upload` or `registered`.
         public var origin: String
         /// The number of pages.
@@ -164,8 +179,8 @@ public enum DocumentRepresentations {
         public var createdAt, updatedAt: String
 
         enum CodingKeys: String, CodingKey {
-            case id, etag, origin, pageCount, pages, metadata, files, state, conflict, damage, encrypted, size,
-                createdAt, updatedAt
+            case id, etag, version, contentEtag, origin, pageCount, pages, metadata, files, state, conflict, damage,
+                encrypted, size, createdAt, updatedAt
         }
 
         /// Encodes `conflict` as null when absent.
@@ -173,6 +188,8 @@ public enum DocumentRepresentations {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(id, forKey: .id)
             try container.encode(etag, forKey: .etag)
+            try container.encode(version, forKey: .version)
+            try container.encode(contentEtag, forKey: .contentEtag)
             try container.encode(origin, forKey: .origin)
             try container.encode(pageCount, forKey: .pageCount)
             try container.encode(pages, forKey: .pages)

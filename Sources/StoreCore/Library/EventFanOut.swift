@@ -40,7 +40,16 @@ protocol EventFanOut: Sendable {
     func run() async
 }
 
-/// The one-node fan-out: an event goes to the subscribers when it commits.
+/// The fan-out of one node on its SQLite ``Catalog``: the catalog publishes each event as its transaction commits
+/// (``Catalog/observeCommittedEvents(_:)``), in id order; nothing is left to do when the library is told.
+struct CommitOrderFanOut: EventFanOut {
+    func committed(_ event: StoreEvent) {}
+
+    func run() async {}
+}
+
+/// The fan-out of one node on a catalog that does not publish its commits itself: an event goes to the
+/// subscribers when the library is told it committed (concurrent commits may arrive out of order).
 struct LocalEventFanOut: EventFanOut {
     let broadcaster: EventBroadcaster
 

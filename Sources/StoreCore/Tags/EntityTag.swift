@@ -45,6 +45,18 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
         self = hasher.finalize()
     }
 
+    /// The validator of a document whose content has the tag `content` at `version`: `"<content>-<version>"`.
+    public init(content: EntityTag, version: Int64) {
+        self.init(checkedOpaqueTag: content.opaqueTag + "-" + String(version))
+    }
+
+    /// The version of a document validator (``init(content:version:)``): the number after its last `-`; nil
+    /// for a tag of another form.
+    public var documentVersion: Int64? {
+        guard !isWeak, let dash = opaqueTag.lastIndex(of: "-") else { return nil }
+        return Int64(opaqueTag[opaqueTag.index(after: dash)...])
+    }
+
     /// Parses one entity tag as it appears in a header (`"abc"` or `W/"abc"`, surrounding whitespace allowed);
     /// nil when the text is not exactly one tag.
     public init?(headerValue: String) {

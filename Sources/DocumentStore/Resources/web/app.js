@@ -124,7 +124,8 @@ async function resolve(info, resolution) {
   try {
     const response = await change("POST", `/documents/${encodeURIComponent(info.id)}/conflict/resolve`, {
       body: JSON.stringify({ resolution }),
-      headers: { "Content-Type": "application/json" },
+      // The version the person looked at: a document that changed since is refused (412), not resolved blind.
+      headers: { "Content-Type": "application/json", "If-Match": info.etag },
       what,
     });
     await jsonOf(response);
