@@ -29,7 +29,7 @@ struct ClusterOwnershipTests {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
-    @Test("a document edited through node 2 is dirty on its owner, node 1; a PUT through node 3 puts it in conflict, seen from every node and resolved through node 2")
+    @Test("a document edited through node 2 is dirty on its owner, node 1; a stale PUT is refused on every node; a program's write puts it in conflict, seen from every node and resolved through node 2; a PUT through node 2 drops the edits as on one node")
     func conflictVisibleAndResolvableEverywhere() async throws {
         let cluster = try await Cluster()
         let pdf = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf")))
@@ -41,19 +41,24 @@ struct ClusterOwnershipTests {
             _ = try await recorder.waitForEvents(1)
             // The edit goes to the owner: every node shows it, dirty, with the edited title.
             let edited = try await cluster.clients[1].updateMetadata(
-                of: uploaded.id, DocumentMetadata(title: "edited through node 2"))
+                of: uploaded.id, DocumentMetadata(title: "edited through node 2"), ifMatch: uploaded.etag)
             #expect(edited.state == .dirty && edited.metadata.title == "edited through node 2")
+            #expect(edited.version == uploaded.version + 1)
             for (index, client) in cluster.clients.enumerated() {
                 let info = try await eventually("node \(index + 1) shows the edit") {
                     let info = try await client.document(uploaded.id)
                     return info.state == .dirty ? info : nil
                 }
                 #expect(info.metadata.title == "edited through node 2", "node \(index + 1)")
+                #expect(info.etag == edited.etag, "node \(index + 1)")
             }
-            // A PUT through another node writes the file under the owner's unsaved edits: a conflict.
-            let put = try await ClusterTests.putContent(
-                other, node: cluster.nodes[2].url, id: uploaded.id, ifMatch: uploaded.etag)
-            #expect(put == 200)
+            // The version from before the edit is stale, whichever node gets the PUT.
+            for node in cluster.nodes {
+                let put = try await ClusterTests.putContent(other, node: node.url, id: uploaded.id, ifMatch: uploaded.etag)
+                #expect(put == 412, "through \(node.url)")
+            }
+            // A program that does not coordinate writes the file under the owner's unsaved edits: a conflict.
+            try other.write(to: URL(fileURLWithPath: uploaded.files[0].path), options: .atomic)
             for (index, client) in cluster.clients.enumerated() {
                 let info = try await eventually("node \(index + 1) shows the conflict") {
                     let info = try await client.document(uploaded.id)
@@ -74,8 +79,25 @@ struct ClusterOwnershipTests {
                 #expect(info.metadata.title == "edited through node 2", "node \(index + 1)")
                 #expect(try await client.content(of: uploaded.id) == client.content(of: uploaded.id))
             }
+            // Edited again through node 3, then replaced through node 2 with the current version: the owner decides,
+            // as one node would: 200, the edits dropped, clean everywhere.
+            let current = try await cluster.clients[0].document(uploaded.id)
+            let again = try await cluster.clients[2].updateMetadata(
+                of: uploaded.id, DocumentMetadata(title: "edited again"), ifMatch: current.etag)
+            #expect(again.state == .dirty)
+            let put = try await ClusterTests.putContent(pdf, node: cluster.nodes[1].url, id: uploaded.id, ifMatch: again.etag)
+            #expect(put == 200)
+            for (index, client) in cluster.clients.enumerated() {
+                let info = try await eventually("node \(index + 1) shows the new content") {
+                    let info = try await client.document(uploaded.id)
+                    return info.state == .clean && info.contentEtag == uploaded.contentEtag ? info : nil
+                }
+                #expect(info.metadata.title != "edited again", "node \(index + 1)")
+            }
             let events = try await recorder.waitForEvents(4)
-            #expect(events.map(\.type) == [.created, .changed, .conflict, .resolved], "\(events.map(\.type))")
+            #expect(events.map(\.type) == [.created, .conflict, .resolved, .changed], "\(events.map(\.type))")
+            let versions = events.compactMap(\.version)
+            #expect(versions.count == 4 && versions == versions.sorted() && Set(versions).count == 4, "\(versions)")
             // The owner is the node that made the document; no node took anything over.
             let nodes = try await cluster.clients[2].nodes()
             let owner = nodes.nodes.first { $0.address.hasSuffix(":\(cluster.nodes[0].port)") }

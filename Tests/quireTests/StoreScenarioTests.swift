@@ -14,7 +14,7 @@ struct StoreScenarioTests {
         let client = try service.client()
         let bytes = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf")))
         let uploaded = try await client.upload(pdf: bytes)
-        #expect(uploaded.etag == Self.entityTag(bytes))
+        #expect(uploaded.contentEtag == Self.entityTag(bytes))
         #expect(uploaded.origin == "upload")
         #expect(uploaded.state == .clean && uploaded.conflict == nil)
         let info = try await client.document(uploaded.id)
@@ -48,20 +48,20 @@ struct StoreScenarioTests {
         let second = QuireProcess.fixture("libjs-pdf-helloworld.pdf")
         #expect(try sandbox.quire(["write", file, "--from", second]).status == 0)
         var events = try await recorder.waitForEvents(2)
-        #expect(try events[1].type == .changed && events[1].etag == Self.entityTag(of: second))
+        #expect(try events[1].type == .changed && events[1].contentEtag == Self.entityTag(of: second))
 
         // A plain overwrite, as cp does it (truncate and write in place).
         let third = QuireProcess.fixture("page-labels.pdf")
         #expect(try Self.run("/bin/cp", [third, file]) == 0)
         events = try await recorder.waitForEvents(3)
-        #expect(try events[2].type == .changed && events[2].etag == Self.entityTag(of: third))
+        #expect(try events[2].type == .changed && events[2].contentEtag == Self.entityTag(of: third))
 
         // An atomic replace: a new file renamed over the old one.
         let fourth = QuireProcess.fixture("annotations.pdf")
         let staged = try sandbox.copyFixture("annotations.pdf", as: ".report.tmp")
         #expect(try Self.run("/bin/mv", [staged, file]) == 0)
         events = try await recorder.waitForEvents(4)
-        #expect(try events[3].type == .changed && events[3].etag == Self.entityTag(of: fourth))
+        #expect(try events[3].type == .changed && events[3].contentEtag == Self.entityTag(of: fourth))
         let afterReplace = try await client.document(document.id)
         #expect(afterReplace.state == .clean && afterReplace.pageCount == 2)
 
@@ -161,7 +161,7 @@ struct StoreScenarioTests {
         #expect(conflict.conflict?.type == .modification && conflict.conflict?.file == Self.resolved(file))
         #expect(try await client.document(document.id).conflict == .modification)
         let reloaded = try #require(try await client.resolveConflict(of: document.id, by: .reload))
-        #expect(try reloaded.state == .clean && reloaded.etag == Self.entityTag(of: external))
+        #expect(try reloaded.state == .clean && reloaded.contentEtag == Self.entityTag(of: external))
         #expect(reloaded.metadata.title != "Edit 1")
 
         // save: the edits are written over the file.
@@ -170,7 +170,7 @@ struct StoreScenarioTests {
             sandbox: sandbox)
         let saved = try #require(try await client.resolveConflict(of: document.id, by: .save))
         #expect(saved.state == .clean && saved.metadata.title == "Edit 2")
-        #expect(try saved.etag == Self.entityTag(of: file))
+        #expect(try saved.contentEtag == Self.entityTag(of: file))
 
         // A deletion under edits (of another document: see the next test), then close: it leaves the store.
         let doomedFile = try sandbox.copyFixture("one-page.pdf", as: "doomed.pdf")

@@ -34,6 +34,19 @@ extension DocumentLibrary {
         return owner
     }
 
+    /// Whether this node records what its own watchers see of document `id`'s files: always on one node; in a
+    /// cluster, when it owns the document (claimed here when it had no owner or a dead one). Every node watches
+    /// every document's files, but only the owner turns what it sees into the catalog's record and events, so
+    /// that one change gives one event, and the one its owner would give (a write under its unsaved edits is a
+    /// conflict, not a change), however many nodes watch. When the registry cannot be read this node records
+    /// too: the document's lock and the catalog's comparison keep a change from being recorded twice.
+    func recordsObservedChanges(of id: DocumentID) async -> Bool {
+        guard isClusterNode else { return true }
+        guard let owner = try? await owner(of: id) else { return true }
+        if case .this = owner { return true }
+        return false
+    }
+
     /// Forgets what this node learned of document `id`'s owner (its node did not answer a forwarded request).
     public func forgetOwner(of id: DocumentID) {
         _ = owners.withLock { $0.removeValue(forKey: id) }

@@ -459,6 +459,7 @@ public final class DocumentLibrary: Sendable {
     /// A file of a document that is not open was written or deleted: opening the document records the change.
     private func dormantFileChanged(_ id: DocumentID) {
         Task {
+            guard await recordsObservedChanges(of: id) else { return }
             do {
                 _ = try await lane(id).run { try await self.openDocument(id, password: nil) }
             } catch {
@@ -472,6 +473,7 @@ public final class DocumentLibrary: Sendable {
     /// A file of a document that is not open was renamed: the record follows it, with a `moved` event.
     private func dormantFileMoved(_ id: DocumentID, from: URL, to: URL) {
         Task {
+            guard await recordsObservedChanges(of: id) else { return }
             _ = try? await lane(id).run {
                 await self.recordMove(id, from: from, to: to) { files in
                     files.map { $0 == from.path ? to.path : $0 }

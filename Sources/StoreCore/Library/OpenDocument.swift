@@ -25,8 +25,11 @@ final class OpenDocument: @unchecked Sendable {
     /// `ByteBuffer` is copied on write only).
     struct Answers: Sendable {
         var info: DocumentRepresentations.Info
+        /// The info's validator (content and version).
         var tag: EntityTag
         var json: ByteBuffer
+        /// The content's own tag (its bytes' SHA-256): what the content is answered with.
+        var contentTag: EntityTag
         var content: ByteBuffer?
     }
 
@@ -45,7 +48,8 @@ final class OpenDocument: @unchecked Sendable {
 
     /// Keeps the current info (and its JSON).
     func cacheInfo(_ info: DocumentRepresentations.Info, tag: EntityTag, json: ByteBuffer) {
-        answers.withLock { $0 = Answers(info: info, tag: tag, json: json) }
+        let contentTag = EntityTag(headerValue: info.contentEtag) ?? tag
+        answers.withLock { $0 = Answers(info: info, tag: tag, json: json, contentTag: contentTag) }
     }
 
     /// The first file that is no longer a readable PDF, and why (nil when every file opens, or only a password
@@ -73,11 +77,11 @@ final class OpenDocument: @unchecked Sendable {
     /// answers are cached (a change dropped them), the document has no bytes, or it is damaged.
     func cachedContent() -> (ByteBuffer, EntityTag)? {
         guard let answers = answers.withLock({ $0 }), answers.info.damage == nil else { return nil }
-        if let content = answers.content { return (content, answers.tag) }
+        if let content = answers.content { return (content, answers.contentTag) }
         guard let bytes = providers.first?.lastReadContents else { return nil }
         let buffer = ByteBuffer(bytes: bytes)
         self.answers.withLock { if $0?.tag == answers.tag, $0?.content == nil { $0?.content = buffer } }
-        return (buffer, answers.tag)
+        return (buffer, answers.contentTag)
     }
 
     /// Forgets the cached answers: the document or its record changed.
