@@ -93,6 +93,9 @@ public struct DocumentEventFeed: AsyncSequence, Sendable {
 
         /// Takes one message of the stream: decodes its event and queues it unless it was delivered already.
         private mutating func accept(_ message: ServerSentEventMessage) throws {
+            // The service's last word to a reader that fell too far behind: the stream ends next, and the feed
+            // resumes after the last event it delivered.
+            if message.event == "resume" { return }
             let event: DocumentEvent
             do {
                 event = try StoreClient.jsonDecoder.decode(DocumentEvent.self, from: Data(message.data.utf8))

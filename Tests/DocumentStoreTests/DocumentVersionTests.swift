@@ -156,7 +156,7 @@ struct DocumentVersionTests {
             for (index, stream) in readers.enumerated() {
                 group.addTask {
                     var received: [StoreEvent] = []
-                    for await item in stream {
+                    for await item in stream.items {
                         guard case .event(let event) = item else { continue }
                         received.append(event)
                         // Every fourth reader is slow.

@@ -73,6 +73,12 @@ struct EventLossTests {
             #expect(first.text.hasSuffix("\r\n0\r\n\r\n"), "the stream did not end")
             let received = Self.eventIDs(in: first.text)
             #expect(received == Array(1..<Int64(received.count + 1)), "the first stream has a gap")
+            // Its last word says where to resume, and the service counts the cut.
+            #expect(first.text.contains("event: resume"), "no final resume event")
+            #expect(first.text.contains(#"{"lastEventId":\#(received.last ?? -1),"#), "the resume event's id")
+            var exposition: [UInt8] = []
+            metrics.registry.emit(into: &exposition)
+            #expect(String(decoding: exposition, as: UTF8.self).contains("quire_event_streams_cut_off_total 1"))
             let resumed = try RawConnection(port: port)
             try resumed.send("GET /events HTTP/1.1\r\nHost: x\r\nLast-Event-ID: \(received.last ?? 0)\r\n\r\n")
             let replay = resumed.read(timeout: .seconds(20)) { $0.contains(": connected") }

@@ -37,6 +37,16 @@ public struct ServerSentEvent: Sendable, Hashable {
         return text + "\n"
     }
 
+    /// The final event of a stream that ends because its reader fell too far behind the live feed:
+    /// `event: resume` with `{"lastEventId": N, "reason": …}`, and no `id:` (the reader resumes with the
+    /// `Last-Event-ID` of the last event it got, `N`).
+    public static func resume(after lastEventID: Int64) -> ServerSentEvent {
+        ServerSentEvent(
+            id: nil, event: "resume",
+            data: #"{"lastEventId":\#(lastEventID),"reason":"this reader fell too far behind the live feed: "#
+                + #"reconnect with Last-Event-ID \#(lastEventID) and the log replays what followed"}"#)
+    }
+
     /// A comment (`: text`), which clients ignore: sent every few seconds it keeps proxies and the client from
     /// closing an idle stream.
     public static func comment(_ text: String = "keep-alive") -> String {

@@ -9,8 +9,9 @@ import StoreCore
 /// later event from the persisted log, then live events (none lost or repeated between the two); a comment
 /// line keeps an idle connection alive; a graceful shutdown ends the stream (the client resumes elsewhere, or
 /// later, with `Last-Event-ID`). A `Last-Event-ID` beyond the newest event of the log is refused (400): no live
-/// event would ever reach such a client. A client too slow for the live feed has its stream ended, never skipped
-/// ahead: it resumes with `Last-Event-ID`, and the log replays what it missed.
+/// event would ever reach such a client. A client too slow for the live feed gets every event its buffer holds,
+/// then a final `resume` event naming the last id it was sent, and its stream ends cleanly (never cut mid-event,
+/// never skipped ahead): it resumes with `Last-Event-ID`, and the log replays what it missed.
 public struct EventsController: RouteController {
     private let library: DocumentLibrary
 
@@ -49,7 +50,7 @@ public struct EventsController: RouteController {
                 }
                 try await writer.write(ByteBuffer(string: ServerSentEvent.comment("connected")))
                 // An endless stream would hold a graceful shutdown forever: end it when the server stops.
-                for await item in live.cancelOnGracefulShutdown() {
+                for await item in live.items.cancelOnGracefulShutdown() {
                     switch item {
                     case .event(let event):
                         guard let id = event.id, id > sent else { continue }
@@ -58,6 +59,11 @@ public struct EventsController: RouteController {
                     case .keepAlive:
                         try await writer.write(ByteBuffer(string: ServerSentEvent.comment()))
                     }
+                }
+                if live.wasCutOff {
+                    // The last word to a reader that fell too far behind: where to resume. It has no `id:`, so a
+                    // browser's EventSource reconnects with the Last-Event-ID of the last event it got.
+                    try await writer.write(ByteBuffer(string: ServerSentEvent.resume(after: sent).encoded))
                 }
                 try await writer.finish(nil)
             }

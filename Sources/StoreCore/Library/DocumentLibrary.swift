@@ -99,7 +99,9 @@ public final class DocumentLibrary: Sendable {
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
-        events = EventBroadcaster(keepAliveInterval: keepAliveInterval, bufferBound: eventBufferBound, logger: logger)
+        events = EventBroadcaster(
+            keepAliveInterval: keepAliveInterval, bufferBound: eventBufferBound, cutOffs: metrics.eventStreamsCutOff,
+            logger: logger)
         if let cluster {
             fanOut = LogFollowingFanOut(
                 broadcaster: events, log: catalog, client: cluster.client, pollInterval: cluster.pollInterval,

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import Synchronization
 
@@ -15,47 +16,75 @@ package final class EventBroadcaster: Sendable {
         case keepAlive
     }
 
+    /// A subscriber's live items, and whether the broadcaster ended them because the subscriber fell behind.
+    package struct Subscription: Sendable {
+        /// The items: live events from the subscription on, and keep-alive ticks.
+        package let items: AsyncStream<Item>
+        private let cutOff: CutOff
+
+        fileprivate init(items: AsyncStream<Item>, cutOff: CutOff) {
+            self.items = items
+            self.cutOff = cutOff
+        }
+
+        /// Whether the items ended because the subscriber fell more than the buffer's bound behind (not at
+        /// shutdown, nor because the subscriber went away): its reader is told where to resume.
+        package var wasCutOff: Bool { cutOff.flag.withLock { $0 } }
+    }
+
+    /// Set once when a subscription is ended for falling behind.
+    fileprivate final class CutOff: Sendable {
+        let flag = Mutex(false)
+    }
+
     private struct State {
-        var subscribers: [Int: AsyncStream<Item>.Continuation] = [:]
+        var subscribers: [Int: (continuation: AsyncStream<Item>.Continuation, cutOff: CutOff)] = [:]
         var next = 0
     }
 
     private let state = Mutex(State())
     private let keepAliveInterval: Duration
     private let bufferBound: Int
+    private let cutOffs: CoreMetrics.Counter?
     private let logger: Logger
 
     /// Makes a broadcaster whose subscribers get a keep-alive tick after every `keepAliveInterval`, and are
-    /// ended when more than `bufferBound` items wait for them.
-    init(keepAliveInterval: Duration, bufferBound: Int = 10_000, logger: Logger = Logger(label: "quire.events")) {
+    /// ended when more than `bufferBound` items wait for them (each such end counted in `cutOffs`).
+    init(
+        keepAliveInterval: Duration, bufferBound: Int = 10_000, cutOffs: CoreMetrics.Counter? = nil,
+        logger: Logger = Logger(label: "quire.events")
+    ) {
         self.keepAliveInterval = keepAliveInterval
         self.bufferBound = max(1, bufferBound)
+        self.cutOffs = cutOffs
         self.logger = logger
     }
 
     /// A new subscription: live events from now on, and keep-alive ticks. Ends when the stream is dropped, at
-    /// shutdown, or when the subscriber falls more than the buffer's bound behind (after what the buffer holds).
-    package func subscribe() -> AsyncStream<Item> {
+    /// shutdown, or when the subscriber falls more than the buffer's bound behind (after what the buffer holds;
+    /// ``Subscription/wasCutOff`` says so then).
+    package func subscribe() -> Subscription {
         // Oldest kept: what the buffer holds is a run without gaps, and the item that does not fit ends it.
         let (stream, continuation) = AsyncStream.makeStream(
             of: Item.self, bufferingPolicy: .bufferingOldest(bufferBound))
+        let cutOff = CutOff()
         let id = state.withLock { state -> Int in
             defer { state.next += 1 }
-            state.subscribers[state.next] = continuation
+            state.subscribers[state.next] = (continuation, cutOff)
             return state.next
         }
         let interval = keepAliveInterval
         let ticker = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
-                self?.deliver(.keepAlive, to: continuation)
+                self?.deliver(.keepAlive, to: (continuation, cutOff))
             }
         }
         continuation.onTermination = { [weak self] _ in
             ticker.cancel()
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
         }
-        return stream
+        return Subscription(items: stream, cutOff: cutOff)
     }
 
     /// Sends an event to every subscriber; ends each subscriber whose buffer is full.
@@ -65,15 +94,23 @@ package final class EventBroadcaster: Sendable {
     }
 
     /// Enqueues `item`, or ends the subscription when it does not fit.
-    private func deliver(_ item: Item, to subscriber: AsyncStream<Item>.Continuation) {
-        switch subscriber.yield(item) {
+    private func deliver(
+        _ item: Item, to subscriber: (continuation: AsyncStream<Item>.Continuation, cutOff: CutOff)
+    ) {
+        switch subscriber.continuation.yield(item) {
         case .enqueued, .terminated: return
         case .dropped:
+            let first = subscriber.cutOff.flag.withLock { flag in
+                defer { flag = true }
+                return !flag
+            }
+            guard first else { return }
             logger.debug(
                 "an event stream fell \(bufferBound) items behind: ended it (its client resumes with Last-Event-ID)")
-            subscriber.finish()
+            cutOffs?.increment()
+            subscriber.continuation.finish()
         @unknown default:
-            subscriber.finish()
+            subscriber.continuation.finish()
         }
     }
 
@@ -86,6 +123,6 @@ package final class EventBroadcaster: Sendable {
             defer { state.subscribers.removeAll() }
             return Array(state.subscribers.values)
         }
-        for subscriber in subscribers { subscriber.finish() }
+        for subscriber in subscribers { subscriber.continuation.finish() }
     }
 }

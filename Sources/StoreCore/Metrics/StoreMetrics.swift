@@ -25,6 +25,9 @@ public final class StoreMetrics: Sendable {
     public let pdfWorkerRestarts: CoreMetrics.Counter
     /// Documents this cluster node took over from a dead node (`quire_cluster_takeovers_total`).
     public let takeovers: CoreMetrics.Counter
+    /// Event streams ended because their reader fell too far behind the live feed
+    /// (`quire_event_streams_cut_off_total`); each got a final `resume` event and resumes from the log.
+    public let eventStreamsCutOff: CoreMetrics.Counter
 
     /// Makes the metrics on `registry` (a new one by default).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -45,6 +48,7 @@ public final class StoreMetrics: Sendable {
         pdfDeadlinesMissed = CoreMetrics.Counter(label: "quire_pdf_deadlines_missed_total", factory: factory)
         pdfWorkerRestarts = CoreMetrics.Counter(label: "quire_pdf_worker_restarts_total", factory: factory)
         takeovers = CoreMetrics.Counter(label: "quire_cluster_takeovers_total", factory: factory)
+        eventStreamsCutOff = CoreMetrics.Counter(label: "quire_event_streams_cut_off_total", factory: factory)
         openDocuments.record(0)
         conflicts.record(0)
         pdfQueueLength.record(0)
