@@ -1,0 +1,22 @@
+/// A small deterministic random number generator (SplitMix64): the same seed gives the same numbers on every
+/// machine, so a history or a schedule that a seed produced can be produced again.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// A generator for `seed`.
+    public init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A number in `0..<bound` (`bound` above 0).
+    public mutating func below(_ bound: Int) -> Int {
+        Int(next() % UInt64(bound))
+    }
+}
