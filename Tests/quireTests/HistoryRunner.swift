@@ -69,32 +69,71 @@ struct HistoryRunner {
         var current: String?
         var stale: String?
         var path: String?
+        var contentEtag: String?
     }
 
     let nodes: [String]
     /// Where registered files are put (a root of the store).
     let root: URL
+    /// Under faults: a request that fails (a dead or stopped node, a lost database) is recorded as status 0 and
+    /// the history goes on; requests go to the nodes `reachable` names; a rewrite waits less.
+    let underFaults: Bool
+    /// The indexes of the nodes requests may go to now.
+    var reachable: @Sendable () -> [Int] = { [0] }
+    /// The writes the store acknowledged, as the client was told them.
+    private(set) var journal: [HistoryChecker.Write] = []
     private var random: SeededGenerator
     private var documents: [Known] = []
     private let session: URLSession
 
-    init(nodes: [String], root: URL, seed: UInt64) {
+    init(nodes: [String], root: URL, seed: UInt64, underFaults: Bool = false) {
         self.nodes = nodes
         self.root = root
+        self.underFaults = underFaults
+        let count = nodes.count
+        reachable = { Array(0..<count) }
         random = SeededGenerator(seed: seed ^ 0x5EED)
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 30
+        configuration.timeoutIntervalForRequest = underFaults ? 20 : 30
         session = URLSession(configuration: configuration)
     }
 
+    /// The same runner, reading its documents through `node` only.
+    func reading(from node: String) -> HistoryRunner {
+        var copy = HistoryRunner(nodes: [node], root: root, seed: 0, underFaults: underFaults)
+        copy.documents = documents
+        return copy
+    }
+
+    /// The ids of the documents the history made, in the order it made them.
+    var documentIDs: [String] { documents.map(\.id) }
+
     /// Runs every step, then reads each document and its events (from the first node).
     mutating func run(_ history: History) async throws -> HistoryOutcome {
-        var outcome = HistoryOutcome()
+        var statuses: [Int] = []
         for (index, step) in history.steps.enumerated() {
-            outcome.statuses.append(try await perform(step, index: index, seed: history.seed))
+            statuses.append(try await perform(step, index: index, seed: history.seed))
         }
+        return try await outcome(statuses: statuses)
+    }
+
+    /// Runs step `index` of `history`; its status.
+    mutating func perform(_ history: History, step index: Int) async throws -> Int {
+        try await perform(history.steps[index], index: index, seed: history.seed)
+    }
+
+    /// Each document and its events, read from the first node.
+    mutating func outcome(statuses: [Int]) async throws -> HistoryOutcome {
+        var outcome = HistoryOutcome()
+        outcome.statuses = statuses
         for known in documents {
-            let answer = try await send("GET", "/documents/\(known.id)", node: nodes[0])
+            // Bounded: a node that just came back, or a database that restarts, answers 503 for a while.
+            var answer = try await send("GET", "/documents/\(known.id)", node: nodes[0])
+            let deadline = ContinuousClock.now + .seconds(30)
+            while answer.status != 200, answer.status != 404, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                answer = try await send("GET", "/documents/\(known.id)", node: nodes[0])
+            }
             if answer.status == 404 {
                 outcome.documents.append(nil)
                 continue
@@ -149,8 +188,13 @@ struct HistoryRunner {
         case .save(let document, let validator):
             return try await write(document, "POST", "/save", validator)
         case .put(let document, let fixture, let validator):
-            return try await write(
-                document, "PUT", "/content", validator, body: try Self.fixture(fixture), contentType: "application/pdf")
+            // Bytes the document does not hold: a PUT of the same bytes records a change all the same, which a
+            // reader of the log could not tell from a change recorded twice.
+            var bytes = try Self.fixture(fixture)
+            if document < documents.count, let held = documents[document].contentEtag {
+                bytes = try Self.fixture(differentFrom: held, startingWith: fixture)
+            }
+            return try await write(document, "PUT", "/content", validator, body: bytes, contentType: "application/pdf")
         case .resolve(let document, let resolution, let validator):
             let body = Data(#"{"resolution": "\#(resolution)"}"#.utf8)
             return try await write(
@@ -177,6 +221,22 @@ struct HistoryRunner {
             }
         let answer = try await send(
             method, "/documents/\(known.id)" + suffix, body: body, contentType: contentType, ifMatch: ifMatch)
+        if (200..<300).contains(answer.status) {
+            let event: String? =
+                switch suffix {
+                case "/content": "changed"
+                case "/save": "saved"
+                case "/conflict/resolve": "resolved"
+                case "": "deleted"
+                default: nil
+                }
+            let version = (try? JSONDecoder().decode(Info.self, from: answer.body))?.version
+            journal.append(
+                HistoryChecker.Write(
+                    document: known.id, operation: "\(method) \(suffix.isEmpty ? "document" : String(suffix.dropFirst()))",
+                    precondition: ifMatch.flatMap(Self.version(in:)), version: version, event: event,
+                    mayChangeNothing: suffix == "/save"))
+        }
         try await refresh(document)
         return answer.status
     }
@@ -193,15 +253,9 @@ struct HistoryRunner {
             // records (the document keeps the version its edits were made on) until the conflict is resolved.
             return 0
         }
-        let names = History.fixtures
-        let start = names.firstIndex(of: fixture) ?? 0
-        var bytes = try Self.fixture(fixture)
-        for offset in 0..<names.count {
-            bytes = try Self.fixture(names[(start + offset) % names.count])
-            if Self.tag(bytes) != decoded.contentEtag { break }
-        }
+        let bytes = try Self.fixture(differentFrom: decoded.contentEtag, startingWith: fixture)
         try bytes.write(to: URL(fileURLWithPath: path), options: .atomic)
-        let deadline = ContinuousClock.now + .seconds(15)
+        let deadline = ContinuousClock.now + .seconds(underFaults ? 3 : 15)
         while ContinuousClock.now < deadline {
             let now = try await send("GET", "/documents/\(documents[document].id)", node: nodes[0])
             if now.status == 200, let current = try? JSONDecoder().decode(Info.self, from: now.body),
@@ -219,7 +273,8 @@ struct HistoryRunner {
     private mutating func adopt(_ answer: Answer) throws {
         guard answer.status == 201 else { return }
         let info = try JSONDecoder().decode(Info.self, from: answer.body)
-        documents.append(Known(id: info.id, current: answer.etag, stale: nil, path: info.files.first?.path))
+        documents.append(
+            Known(id: info.id, current: answer.etag, stale: nil, path: info.files.first?.path, contentEtag: info.contentEtag))
     }
 
     /// Reads the document's validator now; the one before becomes its stale one.
@@ -228,6 +283,7 @@ struct HistoryRunner {
         guard answer.status == 200, let etag = answer.etag, etag != documents[document].current else { return }
         documents[document].stale = documents[document].current
         documents[document].current = etag
+        documents[document].contentEtag = (try? JSONDecoder().decode(Info.self, from: answer.body))?.contentEtag
     }
 
     /// Sends a request to `node`, or to a node the generator picks.
@@ -235,13 +291,20 @@ struct HistoryRunner {
         _ method: String, _ path: String, body: Data? = nil, contentType: String? = nil, ifMatch: String? = nil,
         node: String? = nil
     ) async throws -> Answer {
-        let target = node ?? nodes[random.below(nodes.count)]
+        let choices = reachable()
+        let target = node ?? nodes[choices.isEmpty ? 0 : choices[random.below(choices.count)]]
         var request = URLRequest(url: URL(string: target + path)!)
         request.httpMethod = method
         request.httpBody = body
         if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
         if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
-        let (data, response) = try await session.data(for: request)
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch where underFaults {
+            return Answer(status: 0, etag: nil, body: Data())  // not acknowledged: it may or may not have happened
+        }
         let http = response as? HTTPURLResponse
         return Answer(
             status: http?.statusCode ?? 0, etag: http?.value(forHTTPHeaderField: "ETag"), body: data)
@@ -250,6 +313,24 @@ struct HistoryRunner {
     /// The fixture's bytes.
     static func fixture(_ name: String) throws -> Data {
         try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture(name)))
+    }
+
+    /// The bytes of `first`, or of the next fixture whose content tag is not `tag`.
+    static func fixture(differentFrom tag: String, startingWith first: String) throws -> Data {
+        let names = History.fixtures
+        let start = names.firstIndex(of: first) ?? 0
+        var bytes = try fixture(first)
+        for offset in 0..<names.count {
+            bytes = try fixture(names[(start + offset) % names.count])
+            if Self.tag(bytes) != tag { break }
+        }
+        return bytes
+    }
+
+    /// The version a document validator (`"<content>-<version>"`) names; nil for another tag.
+    static func version(in validator: String) -> Int64? {
+        guard let dash = validator.lastIndex(of: "-") else { return nil }
+        return Int64(validator[validator.index(after: dash)...].filter(\.isNumber))
     }
 
     /// The content tag of `bytes` in header form.

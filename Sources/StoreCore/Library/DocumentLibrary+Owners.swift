@@ -84,7 +84,16 @@ extension DocumentLibrary {
             try await lane(id).run {
                 // A deleted document is not opened. Opening reconciles the record with the files (so it is read
                 // again after); what that leaves of the dead node's state is set to what the files say.
-                guard try await catalog.document(id).map({ $0.state != .deleted }) == true else { return }
+                guard let before = try await catalog.document(id), before.state != .deleted else { return }
+                // A copy this node still holds with edits or a conflict, while the record no longer says so, is
+                // from before another node's takeover (this node was stopped or cut off meanwhile): the record is
+                // the truth, and the document opens anew from its files.
+                if let held = state.withLock({ $0.open[id] }),
+                    held.document.hasUnsavedChanges || held.document.conflict != nil,
+                    before.state != .dirty, before.state.conflictType == nil
+                {
+                    forget(id)
+                }
                 let open = try await openDocument(id, password: nil)
                 let current = Self.state(of: open.document)
                 guard var record = try await catalog.document(id),
@@ -117,12 +126,38 @@ extension DocumentLibrary {
     /// - Throws: a `CatalogError` when the catalog cannot be read.
     public func infoNeedsOwner(_ id: DocumentID) async throws -> Bool {
         guard isClusterNode else { return false }
+        await dropCopyIfOwnedElsewhere(id)
         if let open = state.withLock({ $0.open[id] }) {
             if open.document.hasUnsavedChanges || open.document.conflict != nil { return false }
-            if let (info, _) = open.cachedInfo { return info.state == "dirty" || info.state == "conflict" }
+            // What this node cached, while the catalog still names its version (a notification of another node's
+            // change may have been lost with a connection).
+            if let (info, _) = open.cachedInfo, try await isCurrent(info, of: id) {
+                return info.state == "dirty" || info.state == "conflict"
+            }
         }
         guard let record = try await catalog.document(id) else { return false }
         return record.state == .dirty || record.state.conflictType != nil
+    }
+
+    /// A cluster node that holds document `id` open with unsaved edits or a conflict but no longer owns it
+    /// (another node took it over while this one was stopped or cut off) drops its copy: the edits and the
+    /// conflict were lost with its ownership, and the new owner's record is the truth. Otherwise it would go on
+    /// answering the document's info, text and pages from edits no other node knows of. Asks the registry, not
+    /// what this node remembers of the owner.
+    func dropCopyIfOwnedElsewhere(_ id: DocumentID) async {
+        guard isClusterNode, let open = state.withLock({ $0.open[id] }),
+            open.document.hasUnsavedChanges || open.document.conflict != nil
+        else { return }
+        forgetOwner(of: id)
+        guard case .other = try? await owner(of: id) else { return }
+        logger.warning(
+            "another node took over a document this node held with unsaved edits or a conflict: dropped them",
+            metadata: ["document": "\(id)"])
+        _ = try? await lane(id).run {
+            let record = try await self.catalog.document(id)
+            self.forget(id)
+            if let record, record.state != .deleted { self.watchDormant(id, paths: record.files) }
+        }
     }
 
     /// Whether node `id` is alive (a heartbeat within ``NodeMembership/liveness``); true when the registry cannot

@@ -51,7 +51,7 @@ extension DocumentLibrary {
 
     /// The info of an open document, from the catalog record and the document. Call inside its lane.
     func info(of open: OpenDocument) async throws -> (DocumentRepresentations.Info, EntityTag) {
-        if let cached = open.cachedInfo { return cached }
+        if let cached = open.cachedInfo, try await isCurrent(cached.0, of: open.id) { return cached }
         let record = try await record(open.id)
         let document = open.document
         let pages = try await blocking { () -> [DocumentRepresentations.Page] in

@@ -157,7 +157,12 @@ public final class DocumentLibrary: Sendable {
             $0 = { [weak self] event in self?.otherNodeRecorded(event) }
         }
         (self.fanOut as? LogFollowingFanOut)?.documentTouched.withLock {
-            $0 = { [weak self] id in self?.invalidateInfo(id) }
+            $0 = { [weak self] id in
+                guard let self else { return }
+                self.invalidateInfo(id)
+                // A takeover's record says so without an event.
+                Task { await self.dropCopyIfOwnedElsewhere(id) }
+            }
         }
     }
 
@@ -185,7 +190,11 @@ public final class DocumentLibrary: Sendable {
                     }
                     return
                 }
-                guard !open.document.hasUnsavedChanges, open.document.conflict == nil else { return }
+                guard !open.document.hasUnsavedChanges, open.document.conflict == nil else {
+                    // Its edits or its conflict are its owner's: this node keeps them only while it owns it.
+                    Task { await self.dropCopyIfOwnedElsewhere(id) }
+                    return
+                }
                 guard record == nil || record?.etag != OpenDocument.tag(of: open.files) else { return }
                 self.forget(id)
                 if let record, record.state != .deleted { self.watchDormant(id, paths: record.files) }
