@@ -110,7 +110,10 @@ struct ContentFastPathTests {
                 body: ByteBuffer(string: #"{"files": ["\#(file.path)"]}"#))
             #expect(created.status == .created)
             let id = try #require(created.headers[.location]?.split(separator: "/").last.map(String.init))
-            let tag = try #require(created.headers[.eTag])
+            // The content is tagged with its bytes' tag (the info's contentEtag).
+            let createdInfo = try #require(
+                try JSONSerialization.jsonObject(with: Data(buffer: created.body)) as? [String: Any])
+            let tag = try #require(createdInfo["contentEtag"] as? String)
 
             // The plain request (fast path) and a conditional one that does not match (the route): same answer.
             let plain = try RawHTTP.exchange(port: port, ["GET /documents/\(id)/content HTTP/1.1\r\nHost: x\r\n\r\n"])
