@@ -10,6 +10,8 @@ Prints, each as a median over ROUNDS (default 40):
   - GET /documents/{id} (info) and GET …/content on node 2, against the single node: requests per second on one
     keep-alive connection, interleaved blocks, and their ratios;
   - PATCH …/metadata of a document node 1 owns, through node 2 (forwarded to node 1) against through node 1;
+  - PUT …/content (a 4-page PDF and a 1-page one in turn, with the current validator) of a document node 1 owns,
+    through node 2 (the body streamed through to node 1) against through node 1 (target: within 1.2x);
   - the takeover: node 1 killed with SIGKILL, the time until an edit of its document through node 2 is answered.
 """
 import contextlib, http.client, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
@@ -174,6 +176,26 @@ def edit_latency(port, document):
     return statistics.median(delays)
 
 
+def put_latency(port, document):
+    """PUTs through `port`, each naming the validator the answer before gave; the median ms of the PUT alone."""
+    status, body = request(port, "GET", f"/documents/{document}")
+    assert status == 200, status
+    etag = json.loads(body)["etag"]
+    delays = []
+    for index in range(rounds):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        start = time.monotonic()
+        connection.request("PUT", f"/documents/{document}/content", body=other if index % 2 == 0 else fixture,
+                           headers={"Content-Type": "application/pdf", "If-Match": etag})
+        response = connection.getresponse()
+        response.read()
+        delays.append((time.monotonic() - start) * 1000)
+        assert response.status == 200, response.status
+        etag = response.getheader("ETag")
+        connection.close()
+    return statistics.median(delays)
+
+
 work = tempfile.mkdtemp(prefix="quire-cluster-bench-")
 os.chmod(work, 0o755)  # PostgreSQL runs as `postgres` and must reach its directory inside
 try:
@@ -210,6 +232,11 @@ try:
             single_content = statistics.median(contents["single"])
             owner_edit = edit_latency(cluster[0], registered["cluster"])
             forwarded_edit = edit_latency(cluster[1], registered["cluster"])
+            owner_puts, forwarded_puts = [], []
+            for _ in range(3):
+                owner_puts.append(put_latency(cluster[0], registered["cluster"]))
+                forwarded_puts.append(put_latency(cluster[1], registered["cluster"]))
+            owner_put, forwarded_put = statistics.median(owner_puts), statistics.median(forwarded_puts)
             cluster_processes[0].kill()
             killed = time.monotonic()
             while edit(cluster[1], registered["cluster"], 0) != 200:
@@ -225,6 +252,8 @@ try:
                   f"{cluster_content / single_content:.2f}x")
             print(f"PATCH metadata of node 1's document: through node 1 {owner_edit:.1f} ms, "
                   f"through node 2 (forwarded) {forwarded_edit:.1f} ms")
+            print(f"PUT content of node 1's document: through node 1 {owner_put:.1f} ms, through node 2 (forwarded) "
+                  f"{forwarded_put:.1f} ms: {forwarded_put / owner_put:.2f}x (target <= 1.2x)")
             print(f"node 1 killed -> its document edited through node 2: {takeover:.2f} s")
 finally:
     shutil.rmtree(work, ignore_errors=True)

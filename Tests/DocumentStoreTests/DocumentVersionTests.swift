@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Logging
 import Testing
 
 @testable import DocumentStore
@@ -132,15 +131,8 @@ struct DocumentVersionTests {
 
     @Test("8 writers, 2,000 events, 20 live readers (some slow): each reader gets every id once, in order")
     func liveFeedKeepsOrder() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let configuration = StoreConfiguration(storeDirectory: directory.url.appendingPathComponent("store"), port: 0)
-        let catalog = try Catalog(storeDirectory: configuration.storeDirectory)
-        var logger = Logger(label: "quire.test")
-        logger.logLevel = .critical
-        let library = try DocumentLibrary(
-            catalog: catalog, configuration: configuration, metrics: StoreMetrics(), logger: logger,
-            keepAliveInterval: .seconds(600))
+        let bare = try BareLibrary()
+        let (library, catalog) = (bare.library, bare.catalog)
         let writers = 8
         let perWriter = 250
         let records = (0..<writers).map { index in
@@ -183,8 +175,8 @@ struct DocumentVersionTests {
             group.cancelAll()
             return all
         }
-        await library.shutdown()
         let logged = try await catalog.events(after: 0, limit: total + 1)
+        await bare.remove()
         #expect(logged.map(\.id) == Array(1...Int64(total)).map { Optional($0) })
         for received in collected {
             let ids = received.compactMap(\.id)

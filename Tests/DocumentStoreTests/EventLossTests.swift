@@ -39,21 +39,13 @@ struct EventLossTests {
 
     @Test("a stalled reader's stream ends; what it got and the replay after it hold every event, without a gap")
     func stalledReaderResumes() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let configuration = StoreConfiguration(storeDirectory: directory.url.appendingPathComponent("store"), port: 0)
-        let catalog = try Catalog(storeDirectory: configuration.storeDirectory)
-        var logger = Logger(label: "quire.test")
-        logger.logLevel = .critical
-        let metrics = StoreMetrics()
-        let library = try DocumentLibrary(
-            catalog: catalog, configuration: configuration, metrics: metrics, logger: logger,
-            keepAliveInterval: .seconds(600), eventBufferBound: 8)
+        let bare = try BareLibrary(eventBufferBound: 8)
+        let (library, catalog, metrics) = (bare.library, bare.catalog, bare.metrics)
         let router = buildRouter(
-            configuration: configuration, catalog: catalog, metrics: metrics,
-            controllers: documentControllers(library: library, configuration: configuration))
+            configuration: bare.configuration, catalog: catalog, metrics: metrics,
+            controllers: documentControllers(library: library, configuration: bare.configuration))
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        defer { Task { await library.shutdown() } }
+        defer { Task { await bare.remove() } }
         try await app.test(.live) { client in
             let port = try #require(client.port)
             let stalled = try RawConnection(port: port, receiveBuffer: 2048)

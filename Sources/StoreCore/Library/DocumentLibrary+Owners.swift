@@ -126,7 +126,7 @@ extension DocumentLibrary {
     /// - Throws: a `CatalogError` when the catalog cannot be read.
     public func infoNeedsOwner(_ id: DocumentID) async throws -> Bool {
         guard isClusterNode else { return false }
-        await dropCopyIfOwnedElsewhere(id)
+        await dropCopyIfOwnedElsewhere(id, askingTheRegistry: false)
         if let open = state.withLock({ $0.open[id] }) {
             if open.document.hasUnsavedChanges || open.document.conflict != nil { return false }
             // What this node cached, while the catalog still names its version (a notification of another node's
@@ -142,13 +142,14 @@ extension DocumentLibrary {
     /// A cluster node that holds document `id` open with unsaved edits or a conflict but no longer owns it
     /// (another node took it over while this one was stopped or cut off) drops its copy: the edits and the
     /// conflict were lost with its ownership, and the new owner's record is the truth. Otherwise it would go on
-    /// answering the document's info, text and pages from edits no other node knows of. Asks the registry, not
-    /// what this node remembers of the owner.
-    func dropCopyIfOwnedElsewhere(_ id: DocumentID) async {
+    /// answering the document's info, text and pages from edits no other node knows of. With `askingTheRegistry`
+    /// (told of another node's change), it asks the registry rather than what it remembers of the owner (for at
+    /// most ``ownerCacheLifetime``): a request's check does not cost a query.
+    func dropCopyIfOwnedElsewhere(_ id: DocumentID, askingTheRegistry: Bool = true) async {
         guard isClusterNode, let open = state.withLock({ $0.open[id] }),
             open.document.hasUnsavedChanges || open.document.conflict != nil
         else { return }
-        forgetOwner(of: id)
+        if askingTheRegistry { forgetOwner(of: id) }
         guard case .other = try? await owner(of: id) else { return }
         logger.warning(
             "another node took over a document this node held with unsaved edits or a conflict: dropped them",

@@ -168,12 +168,14 @@ public final class DocumentLibrary: Sendable {
 
     /// Another node of the cluster recorded `event`. Every node watches every document's files, so that no
     /// document depends on one node to hear of its changes (a node that dies leaves its documents watched by the
-    /// others; the catalog and the per-document lock keep one change from being recorded twice):
+    /// others, which claim them when they see a change); only the owner records what it sees
+    /// (``recordsObservedChanges(of:)``):
     /// - a document this node does not hold open, new or moved, is watched while dormant at its files now; one
     ///   that is gone from the catalog is no longer watched;
     /// - a document this node holds open and clean, whose record now says another version (or that it is gone),
     ///   is forgotten and watched while dormant again; the next request opens it from the catalog and its files.
-    ///   One with unsaved edits or in conflict stays: its own presenters tell it of its files.
+    ///   One with unsaved edits or in conflict stays while this node owns it (its own presenters tell it of its
+    ///   files), and is dropped once another node does (``dropCopyIfOwnedElsewhere(_:askingTheRegistry:)``).
     /// Runs in the document's lane, after what runs there.
     func otherNodeRecorded(_ event: StoreEvent) {
         let id = event.documentID
