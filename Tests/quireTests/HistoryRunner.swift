@@ -138,7 +138,12 @@ struct HistoryRunner {
                 outcome.documents.append(nil)
                 continue
             }
-            let info = try JSONDecoder().decode(Info.self, from: answer.body)
+            guard answer.status == 200, let info = try? JSONDecoder().decode(Info.self, from: answer.body) else {
+                // Still no answer after 30 s: a difference to report, not a reason to stop the run.
+                outcome.documents.append(
+                    .init(state: "unreadable (status \(answer.status))", version: 0, title: nil, pageCount: 0, conflict: nil))
+                continue
+            }
             outcome.documents.append(
                 .init(
                     state: info.state, version: info.version, title: info.metadata.title, pageCount: info.pageCount,

@@ -129,11 +129,7 @@ extension DocumentLibrary {
         await dropCopyIfOwnedElsewhere(id, askingTheRegistry: false)
         if let open = state.withLock({ $0.open[id] }) {
             if open.document.hasUnsavedChanges || open.document.conflict != nil { return false }
-            // What this node cached, while the catalog still names its version (a notification of another node's
-            // change may have been lost with a connection).
-            if let (info, _) = open.cachedInfo, try await isCurrent(info, of: id) {
-                return info.state == "dirty" || info.state == "conflict"
-            }
+            if let (info, _) = open.cachedInfo { return info.state == "dirty" || info.state == "conflict" }
         }
         guard let record = try await catalog.document(id) else { return false }
         return record.state == .dirty || record.state.conflictType != nil

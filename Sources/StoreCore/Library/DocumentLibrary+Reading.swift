@@ -15,7 +15,7 @@ extension DocumentLibrary {
     /// - Throws: as ``info(_:password:)``.
     public func infoJSON(_ id: DocumentID, password: String?) async throws -> (ByteBuffer, EntityTag) {
         if let open = state.withLock({ $0.open[id] }), open.accepts(password: password),
-            let answers = open.cachedAnswers, try await isCurrent(answers.info, of: id)
+            let answers = open.cachedAnswers
         {
             return (answers.json, answers.tag)
         }
@@ -29,9 +29,7 @@ extension DocumentLibrary {
     /// A document's info (pages, metadata with unsaved edits, files, state, conflict) and its tag.
     /// - Throws: ``StoreError``: `documentNotFound`, `passwordRequired`; or a `CatalogError`.
     public func info(_ id: DocumentID, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
-        if let open = state.withLock({ $0.open[id] }), open.accepts(password: password), let cached = open.cachedInfo,
-            try await isCurrent(cached.0, of: id)
-        {
+        if let open = state.withLock({ $0.open[id] }), open.accepts(password: password), let cached = open.cachedInfo {
             return cached
         }
         return try await lane(id).run {
@@ -40,18 +38,9 @@ extension DocumentLibrary {
         }
     }
 
-    /// Whether an info this node cached is of document `id`'s current version: always on one node (every change
-    /// goes through it, and drops what it cached); in a cluster, when the catalog still names its version, since
-    /// another node's change reaches this one's cache only with its notification.
-    /// - Throws: a `CatalogError` when the catalog cannot be read.
-    func isCurrent(_ info: DocumentRepresentations.Info, of id: DocumentID) async throws -> Bool {
-        guard isClusterNode else { return true }
-        return try await catalog.document(id)?.version == info.version
-    }
-
     /// The info of an open document, from the catalog record and the document. Call inside its lane.
     func info(of open: OpenDocument) async throws -> (DocumentRepresentations.Info, EntityTag) {
-        if let cached = open.cachedInfo, try await isCurrent(cached.0, of: open.id) { return cached }
+        if let cached = open.cachedInfo { return cached }
         let record = try await record(open.id)
         let document = open.document
         let pages = try await blocking { () -> [DocumentRepresentations.Page] in

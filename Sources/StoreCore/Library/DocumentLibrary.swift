@@ -156,6 +156,14 @@ public final class DocumentLibrary: Sendable {
         (self.fanOut as? LogFollowingFanOut)?.otherNodeRecorded.withLock {
             $0 = { [weak self] event in self?.otherNodeRecorded(event) }
         }
+        (self.fanOut as? LogFollowingFanOut)?.listenerStarted.withLock {
+            $0 = { [weak self] in
+                guard let self else { return }
+                // Another node's edit reaches this node's cache only by notification: those sent while the
+                // listener was down are lost, so every cached answer goes.
+                for open in self.state.withLock({ Array($0.open.values) }) { open.invalidateInfo() }
+            }
+        }
         (self.fanOut as? LogFollowingFanOut)?.documentTouched.withLock {
             $0 = { [weak self] id in
                 guard let self else { return }

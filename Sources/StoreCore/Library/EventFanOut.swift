@@ -79,6 +79,9 @@ final class LogFollowingFanOut: EventFanOut {
     let otherNodeRecorded = Mutex<(@Sendable (StoreEvent) -> Void)?>(nil)
     /// Told of each document a node changed in the catalog without an event (its state after an edit, say).
     let documentTouched = Mutex<(@Sendable (DocumentID) -> Void)?>(nil)
+    /// Told each time the listening connection (re)starts: the notifications sent while it was down are lost, so
+    /// whatever the node cached of documents other nodes may have changed meanwhile is stale.
+    let listenerStarted = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(
         broadcaster: EventBroadcaster, log: any EventLog, client: PostgresClient, pollInterval: Duration,
@@ -169,6 +172,7 @@ final class LogFollowingFanOut: EventFanOut {
             do {
                 try await client.withConnection { connection in
                     try await connection.listen(on: PostgresCatalog.notificationChannel) { notifications in
+                        self.listenerStarted.withLock { $0 }?()  // what no one listened to was lost
                         self.wake.yield()  // whatever was appended while no one listened
                         for try await notification in notifications {
                             let payload = notification.payload
