@@ -150,8 +150,13 @@ extension DocumentLibrary {
         logger.warning(
             "another node took over a document this node held with unsaved edits or a conflict: dropped them",
             metadata: ["document": "\(id)"])
-        _ = try? await lane(id).run {
-            let record = try await self.catalog.document(id)
+        // After what this node runs on the document, but without the cluster's lock: forgetting a local copy
+        // changes nothing the nodes share, and must not fail because another node holds the lock or the database
+        // is slow (the copy would go on answering).
+        let lane = enterLane(id)
+        defer { leaveLane(id) }
+        _ = try? await lane.run {
+            let record = try? await self.catalog.document(id)
             self.forget(id)
             if let record, record.state != .deleted { self.watchDormant(id, paths: record.files) }
         }
