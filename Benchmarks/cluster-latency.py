@@ -18,7 +18,7 @@ import contextlib, http.client, json, os, shutil, signal, socket, statistics, su
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quire_service import free_port, repo  # noqa: E402
+from quire_service import free_port, info_rate, repo  # noqa: E402
 
 build = sys.argv[1]
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 40
@@ -148,18 +148,6 @@ def change_to_event(path, feed):
         feed.next("changed")
         delays.append((time.monotonic() - start) * 1000)
     return statistics.median(delays)
-
-
-def info_rate(port, document, count, suffix=""):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    start = time.monotonic()
-    for _ in range(count):
-        connection.request("GET", f"/documents/{document}{suffix}")
-        response = connection.getresponse()
-        response.read()
-        assert response.status == 200
-    connection.close()
-    return count / (time.monotonic() - start)
 
 
 def edit(port, document, index):

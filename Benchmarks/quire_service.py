@@ -1,5 +1,5 @@
 """A release `quire serve` on a free loopback port in a private directory, for the Python benchmarks."""
-import contextlib, os, shutil, signal, socket, subprocess, tempfile, time
+import contextlib, http.client, os, shutil, signal, socket, subprocess, tempfile, time
 
 repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -39,3 +39,16 @@ def running_service(build, prefix):
             server.kill()
             server.wait()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def info_rate(port, document, count, suffix=""):
+    """GET /documents/DOCUMENT[SUFFIX] `count` times on one keep-alive connection; requests per second."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    start = time.monotonic()
+    for _ in range(count):
+        connection.request("GET", f"/documents/{document}{suffix}")
+        response = connection.getresponse()
+        response.read()
+        assert response.status == 200, response.status
+    connection.close()
+    return count / (time.monotonic() - start)

@@ -12,7 +12,7 @@ Issue 27's target: both within 1.05x of the build before versions.
 import http.client, json, os, statistics, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quire_service import repo, running_service  # noqa: E402
+from quire_service import info_rate, repo, running_service  # noqa: E402
 
 before, after = sys.argv[1], sys.argv[2]
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 6
@@ -26,18 +26,6 @@ def upload(port):
     body = response.read()
     assert response.status == 201, (response.status, body)
     return json.loads(body)["id"], response.getheader("ETag")
-
-
-def info_rate(port, document, count=500):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    start = time.monotonic()
-    for _ in range(count):
-        connection.request("GET", f"/documents/{document}")
-        response = connection.getresponse()
-        response.read()
-        assert response.status == 200
-    connection.close()
-    return count / (time.monotonic() - start)
 
 
 def patch_latency(port, document, etag, count=100):
@@ -65,7 +53,7 @@ with running_service(before, "quire-version-cost-before-") as (before_port, _), 
     edits = {"before": [], "after": []}
     for _ in range(rounds):
         for name in ("before", "after"):
-            rates[name].append(info_rate(ports[name], documents[name][0]))
+            rates[name].append(info_rate(ports[name], documents[name][0], 500))
     tags = {name: documents[name][1] for name in ports}
     for _ in range(rounds):
         for name in ("before", "after"):

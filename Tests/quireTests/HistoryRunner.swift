@@ -68,7 +68,6 @@ struct HistoryRunner {
         var id: String
         var current: String?
         var stale: String?
-        var path: String?
         var contentEtag: String?
     }
 
@@ -279,7 +278,7 @@ struct HistoryRunner {
         guard answer.status == 201 else { return }
         let info = try JSONDecoder().decode(Info.self, from: answer.body)
         documents.append(
-            Known(id: info.id, current: answer.etag, stale: nil, path: info.files.first?.path, contentEtag: info.contentEtag))
+            Known(id: info.id, current: answer.etag, stale: nil, contentEtag: info.contentEtag))
     }
 
     /// Reads the document's validator now; the one before becomes its stale one.

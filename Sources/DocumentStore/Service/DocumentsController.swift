@@ -61,7 +61,7 @@ public struct DocumentsController: RouteController {
             // Refused before the body is streamed when it would be refused after (the owner's lane checks again).
             try preconditions.requireIfMatch(current: try await library.record(id).validator, method: .put)
             // The owner decides, as for every other write: the body streams through to it.
-            if let answer = try await forwarder?.answer(request, for: id, streamingBody: true) { return answer }
+            if let answer = try await forwarder?.answerStreamingBody(of: request, for: id) { return answer }
             let incoming = try await receive(request)
             defer { incoming.discard() }
             let (info, tag) = try await library.replaceContent(

@@ -61,9 +61,8 @@ public struct OwnerForwarder: Sendable {
     /// the owner with its declared length, or nil when this node answers it (see
     /// ``answer(_:for:body:)``).
     /// - Throws: As ``answer(_:for:body:)``; 411 problem details when the request does not declare its length.
-    public func answer(_ request: Request, for id: DocumentID, streamingBody: Bool) async throws -> Response? {
+    public func answerStreamingBody(of request: Request, for id: DocumentID) async throws -> Response? {
         guard library.isClusterNode else { return nil }
-        guard streamingBody else { return try await answer(request, for: id, outgoing: nil) }
         guard let declared = request.headers[.contentLength].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
         else {
             throw ProblemDetails(

@@ -89,7 +89,8 @@ public final class DocumentLibrary: Sendable {
     ///     and through which operations on one document are serialized across the nodes.
     ///   - version: The Quire version the node reports in the node registry.
     /// - Throws: `CocoaError` when the upload directory cannot be created, a `DataProviderError` when it or a
-    ///   root cannot be opened.
+    ///   root cannot be opened; ``StoreError/internalFailure(_:)`` for a catalog other than ``Catalog`` without a
+    ///   cluster link.
     public init(
         catalog: any CatalogDatabase, configuration: StoreConfiguration, metrics: StoreMetrics, logger: Logger,
         keepAliveInterval: Duration = .seconds(15), eventBufferBound: Int = 10_000, cluster: ClusterLink? = nil,
@@ -108,15 +109,14 @@ public final class DocumentLibrary: Sendable {
                 metrics: metrics, logger: logger)
             locks = AdvisoryDocumentLocks(client: cluster.lockClient, timeout: cluster.lockTimeout)
             membership = NodeMembership(registry: cluster.registry, version: version, logger: logger)
-        } else if let local = catalog as? Catalog {
+        } else {
             // One node's SQLite catalog tells of each event as it commits, in id order: the feed publishes
             // there, so that concurrent commits never reach a subscriber out of order.
+            guard let local = catalog as? Catalog else {
+                throw StoreError.internalFailure("a store without a cluster link keeps its catalog in SQLite")
+            }
             local.observeCommittedEvents { [events] event in events.publish(event) }
             fanOut = CommitOrderFanOut()
-            locks = LocalDocumentLocks()
-            membership = NodeMembership(registry: LocalNodeRegistry(), version: version, logger: logger)
-        } else {
-            fanOut = LocalEventFanOut(broadcaster: events)
             locks = LocalDocumentLocks()
             membership = NodeMembership(registry: LocalNodeRegistry(), version: version, logger: logger)
         }

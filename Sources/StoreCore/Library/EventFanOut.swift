@@ -48,16 +48,6 @@ struct CommitOrderFanOut: EventFanOut {
     func run() async {}
 }
 
-/// The fan-out of one node on a catalog that does not publish its commits itself: an event goes to the
-/// subscribers when the library is told it committed (concurrent commits may arrive out of order).
-struct LocalEventFanOut: EventFanOut {
-    let broadcaster: EventBroadcaster
-
-    func committed(_ event: StoreEvent) { broadcaster.publish(event) }
-
-    func run() async {}
-}
-
 /// The cluster's fan-out: the shared log is the truth. One follower per node reads the events after the last one
 /// it handed on, in id order, and hands them to the subscribers: every node's clients see every node's events in
 /// one order, none twice, none skipped (ids are gap-free and commit in order: ``PostgresCatalog``). It reads when
