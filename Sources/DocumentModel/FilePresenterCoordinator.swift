@@ -19,14 +19,22 @@ public final class FilePresenterCoordinator: @unchecked Sendable {
 
     private struct Observed {
         let presenter: any FilePresenter
+        /// When it was first observed: the order ``observedPresenters`` gives (sorted when asked, so that observing
+        /// or unobserving one presenter costs the same among 100,000 as among ten).
+        let sequence: UInt64
         /// The file's state when coordination was suspended (nil while registered).
         var stamp: FileStamp?
     }
 
     private struct State {
         var observed: [ObjectIdentifier: Observed] = [:]
-        var order: [ObjectIdentifier] = []
+        var nextSequence: UInt64 = 0
         var isSuspended = false
+
+        /// The observed presenters in the order they were first observed.
+        var inOrder: [(key: ObjectIdentifier, value: Observed)] {
+            observed.sorted { $0.value.sequence < $1.value.sequence }
+        }
     }
 
     /// Presenters are not `Sendable`, so the state sits behind a plain lock rather than a `Mutex`.
@@ -42,7 +50,7 @@ public final class FilePresenterCoordinator: @unchecked Sendable {
 
     /// The presenters being observed, in the order they were first observed.
     public var observedPresenters: [any FilePresenter] {
-        withState { state in state.order.compactMap { state.observed[$0]?.presenter } }
+        withState { state in state.inOrder.map(\.value.presenter) }
     }
 
     /// Whether ``suspend()`` is in effect.
@@ -51,17 +59,21 @@ public final class FilePresenterCoordinator: @unchecked Sendable {
     /// Registers presenters with `FileCoordinator` (unless suspended: then on ``resume()``). Observing a
     /// presenter twice is harmless.
     public func observe(_ filePresenters: [any FilePresenter]) {
-        let added = withState { state -> [any FilePresenter] in
+        let (added, suspended) = withState { state -> ([any FilePresenter], Bool) in
             var added: [any FilePresenter] = []
             for presenter in filePresenters {
                 let key = ObjectIdentifier(presenter)
                 guard state.observed[key] == nil else { continue }
-                state.observed[key] = Observed(
-                    presenter: presenter, stamp: state.isSuspended ? FileStamp(presenter.presentedItemURL) : nil)
-                state.order.append(key)
-                if !state.isSuspended { added.append(presenter) }
+                state.observed[key] = Observed(presenter: presenter, sequence: state.nextSequence)
+                state.nextSequence += 1
+                added.append(presenter)
             }
-            return added
+            return (added, state.isSuspended)
+        }
+        guard !suspended else {
+            // The files' state, stat'ed outside the lock, is what `resume()` compares with.
+            note(added.map { ($0, FileStamp($0.presentedItemURL)) })
+            return
         }
         for presenter in added { FileCoordinator.addFilePresenter(presenter) }
     }
@@ -73,7 +85,6 @@ public final class FilePresenterCoordinator: @unchecked Sendable {
             for presenter in filePresenters {
                 let key = ObjectIdentifier(presenter)
                 guard state.observed.removeValue(forKey: key) != nil else { continue }
-                state.order.removeAll { $0 == key }
                 removed.append(presenter)
             }
             return removed
@@ -98,13 +109,21 @@ public final class FilePresenterCoordinator: @unchecked Sendable {
         let presenters = withState { state -> [any FilePresenter] in
             guard !state.isSuspended else { return [] }
             state.isSuspended = true
-            return state.order.compactMap { key in
-                guard let presenter = state.observed[key]?.presenter else { return nil }
-                state.observed[key]?.stamp = FileStamp(presenter.presentedItemURL)
-                return presenter
+            return state.inOrder.map(\.value.presenter)
+        }
+        note(presenters.map { ($0, FileStamp($0.presentedItemURL)) })
+        for presenter in presenters { FileCoordinator.removeFilePresenter(presenter) }
+    }
+
+    /// Keeps the state of presenters' files, measured outside the lock, for ``resume()`` to compare with: only
+    /// while suspended, and only for presenters still observed.
+    private func note(_ stamps: [(any FilePresenter, FileStamp)]) {
+        withState { state in
+            guard state.isSuspended else { return }
+            for (presenter, stamp) in stamps {
+                state.observed[ObjectIdentifier(presenter)]?.stamp = stamp
             }
         }
-        for presenter in presenters { FileCoordinator.removeFilePresenter(presenter) }
     }
 
     /// Registers every observed presenter again and tells each whose file changed while suspended: one
@@ -113,8 +132,7 @@ public final class FilePresenterCoordinator: @unchecked Sendable {
         let presenters = withState { state -> [(any FilePresenter, FileStamp?)] in
             guard state.isSuspended else { return [] }
             state.isSuspended = false
-            return state.order.compactMap { key in
-                guard let observed = state.observed[key] else { return nil }
+            return state.inOrder.map { key, observed in
                 state.observed[key]?.stamp = nil
                 return (observed.presenter, observed.stamp)
             }

@@ -47,6 +47,39 @@
             #expect(registry.remove(kept) == keptID)
             #expect(registry.reacquirerSlotCount == 0)
         }
+
+        @Test("100,000 presenters added and removed at random stay in registration order, and gone ones leave no slot")
+        func manyPresentersAgainstAModel() throws {
+            let registry = PresenterRegistry()
+            var random = SeededGenerator(seed: 28)
+            var live: [RecordingPresenter] = []  // the model: registration order
+            for round in 0..<4 {
+                for _ in 0..<25_000 {
+                    let presenter = RecordingPresenter(url: nil)
+                    #expect(registry.add(presenter, path: nil) != nil)
+                    live.append(presenter)
+                }
+                // Remove a random third, in random order.
+                var removing = Set<Int>()
+                while removing.count < live.count / 3 { removing.insert(Int.random(in: 0..<live.count, using: &random)) }
+                for index in removing.shuffled(using: &random) { #expect(registry.remove(live[index]) != nil) }
+                live = live.enumerated().filter { !removing.contains($0.offset) }.map(\.element)
+                #expect(registry.presenters.map(ObjectIdentifier.init) == live.map(ObjectIdentifier.init), "round \(round)")
+            }
+            #expect(registry.remove(RecordingPresenter(url: nil)) == nil)
+            for presenter in live { #expect(registry.remove(presenter) != nil) }
+            #expect(registry.presenters.isEmpty)
+            // Presenters that come and go (a store's dormant documents) leave no slot behind for long.
+            // (In batches held together, so that a new presenter does not simply reuse a freed one's address.)
+            live.removeAll()
+            for _ in 0..<130 {
+                let batch = (0..<1_000).map { _ in RecordingPresenter(url: nil) }
+                for presenter in batch { _ = registry.add(presenter, path: nil) }
+                for presenter in batch { _ = registry.remove(presenter) }
+            }
+            // Bounded by the most presenters alive at once (about 60,000 here), never by how many ever came and went.
+            #expect(registry.purposeSlotCount <= 2 * 61_000)
+        }
     }
 #endif
 #endif

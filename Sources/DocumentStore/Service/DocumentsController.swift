@@ -26,7 +26,7 @@ public struct DocumentsController: RouteController {
     public var routes: RouteCollection<StoreRequestContext> {
         let routes = RouteCollection(context: StoreRequestContext.self)
         routes.add(middleware: StorePathRedactionMiddleware(storeDirectory: library.configuration.storeDirectory))
-        routes.get { _, _ in try await list() }
+        routes.get { request, _ in try await list(request) }
         routes.post { request, context in try await create(request, context) }
         routes.get(":id") { request, context in
             let id = try Self.documentID(context)
@@ -175,12 +175,35 @@ public struct DocumentsController: RouteController {
 
     // MARK: routes with more to do
 
-    private func list() async throws -> Response {
+    /// `GET /documents`: one page (`limit`, default 100, at most 1,000), from `cursor`, filtered by `state` and
+    /// `updatedSince`; `next` (and a `Link: …; rel="next"` header) names the following page, null on the last.
+    private func list(_ request: Request) async throws -> Response {
+        let items = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
+        let listing = try ListingQuery.listing(items, cursors: library.listingCursors)
+        let page = try await library.list(listing)
+        let next = page.next.map { library.listingCursors.seal($0, for: listing) }
         let list = DocumentRepresentations.List(
-            documents: try await library.list().map(DocumentRepresentations.Summary.init))
+            documents: page.documents.map(DocumentRepresentations.Summary.init), next: next)
+        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
+        if let next {
+            headers[HTTPField.Name("Link")!] = "<\(Self.nextPageLink(listing: listing, cursor: next))>; rel=\"next\""
+        }
         return Response(
-            status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            status: .ok, headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: try Self.encoder.encode(list))))
+    }
+
+    /// The relative URL of the page after `listing`'s, with the same limit and filters.
+    static func nextPageLink(listing: DocumentListing, cursor: String) -> String {
+        var query = ["limit=\(listing.limit)"]
+        query += listing.states.sorted().map { "state=\($0.rawValue)" }
+        if let since = listing.updatedSince {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            query.append("updatedSince=" + formatter.string(from: since))
+        }
+        query.append("cursor=" + cursor)  // base64url and '.': nothing to escape
+        return "/documents?" + query.joined(separator: "&")
     }
 
     private func create(_ request: Request, _ context: StoreRequestContext) async throws -> Response {

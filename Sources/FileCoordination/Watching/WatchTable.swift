@@ -75,6 +75,9 @@ struct WatchTable {
     private var pendingMoves: [UInt32: PendingMove] = [:]
     /// When polled directories are due for a scan; nil when none is polled.
     private(set) var nextScan: ContinuousClock.Instant?
+    /// How many entries (names and tokens) handling events has visited since the table was made: the work an
+    /// event costs, which tests count at two sizes (an event on one name must not visit its directory's others).
+    private(set) var entriesVisited = 0
 
     /// Creates an empty table.
     init(pollInterval: Duration) {
@@ -174,22 +177,26 @@ struct WatchTable {
             return eventsLost("the inotify queue overflowed (fs.inotify.max_queued_events)")
         }
         guard let watch = watches[event.watch] else { return [] }  // a watch already released
-        let everyone = watch.names.values.reduce(into: Set<UInt64>()) { $0.formUnion($1) }.sorted()
+        // The directory's own events concern every token in it (and cost that much, once); an entry's event
+        // looks up its name's tokens only, whatever the number of names in the directory.
         if event.mask.contains(.ignored) || event.mask.contains(.unmount) {
             return [.warn("the kernel dropped the watch on \(watch.directory); polling it instead")]
-                + everyone.map { report($0, .overflow) } + dropWatch(event.watch, baseline: .unknown, at: now)
+                + everyone(in: watch).map { report($0, .overflow) }
+                + dropWatch(event.watch, baseline: .unknown, at: now)
         }
         if event.mask.contains(.deleteSelf) || event.mask.contains(.moveSelf) {
             let kind: WatchedChange.Kind = event.mask.contains(.deleteSelf) ? .deleted : .movedAway(to: nil)
             return [.warn("\(watch.directory) was deleted or moved; polling for it to come back")]
-                + everyone.map { report($0, kind) } + dropWatch(event.watch, baseline: .seen(nil), at: now)
+                + everyone(in: watch).map { report($0, kind) }
+                + dropWatch(event.watch, baseline: .seen(nil), at: now)
         }
         if event.mask.contains(.movedTo) {
             return movedTo(event, at: now)
         }
         guard !event.name.isEmpty, let tokens = watch.names[event.name] else { return [] }
+        entriesVisited += tokens.count
         var actions: [Action] = []
-        for token in tokens.sorted() {
+        for token in tokens.count == 1 ? Array(tokens) : tokens.sorted() {
             if event.mask.contains(.movedFrom) {
                 actions.append(report(token, .movedAway(to: nil)))
             } else if event.mask.contains(.delete) {
@@ -212,16 +219,25 @@ struct WatchTable {
         return actions
     }
 
+    /// Every token of a watch, in token order (for the directory's own events: its loss, deletion or move).
+    private mutating func everyone(in watch: Watch) -> [UInt64] {
+        entriesVisited += watch.names.count
+        return watch.names.values.reduce(into: Set<UInt64>()) { $0.formUnion($1) }.sorted()
+    }
+
     /// `IN_MOVED_TO`: tokens at the destination see their file replaced; tokens whose entry was the source
     /// (paired by cookie) follow it to its new name.
     private mutating func movedTo(_ event: InotifyEvent, at now: ContinuousClock.Instant) -> [Action] {
         guard let destination = watches[event.watch], !event.name.isEmpty else { return [] }
         var actions: [Action] = []
-        for token in (destination.names[event.name] ?? []).sorted() {
+        let replaced = destination.names[event.name] ?? []
+        entriesVisited += replaced.count
+        for token in replaced.sorted() {
             registrations[token]?.writtenSinceClose = false
             actions.append(report(token, .contentsChanged))
         }
         guard let move = pendingMoves.removeValue(forKey: event.cookie) else { return actions }
+        entriesVisited += move.tokens.count
         for token in move.tokens.sorted() {
             guard let old = registrations[token], case .watch(let source) = old.placement else { continue }
             let directory = source == event.watch ? old.directory : destination.directory

@@ -113,6 +113,47 @@ public struct Catalog: CatalogDatabase {
         }
     }
 
+    /// The keys of at most `limit` documents after `position`, in listing order, only those in `state` when one
+    /// is given: a range of a covering index (`documents_listing`, or `documents_state_listing`).
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
+    ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func listingKeys(state: DocumentState.Name?, after position: ListingPosition?, limit: Int) async throws
+        -> [ListingKey]
+    {
+        try await read("list documents") { db in
+            var conditions: [String] = []
+            var arguments: StatementArguments = []
+            if let state {
+                conditions.append("state = ?")
+                arguments += [state.rawValue]
+            }
+            if let position {
+                conditions.append("(createdAt, id) > (?, ?)")
+                arguments += [position.createdAt, position.id]
+            }
+            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            arguments += [max(0, limit)]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT createdAt, id, updatedAt FROM documents \(filter) ORDER BY createdAt, id LIMIT ?",
+                arguments: arguments)
+            var keys: [ListingKey] = []
+            while let row = try rows.next() {
+                keys.append(ListingKey(createdAt: row[0], id: row[1], updatedAt: row[2]))
+            }
+            return keys
+        }
+    }
+
+    /// The documents with these ids that exist, in no particular order.
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
+    ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func documents(ids: [String]) async throws -> [DocumentRecord] {
+        try await read("read \(ids.count) documents") { db in
+            try DocumentRecord.filter(keys: ids).fetchAll(db)
+        }
+    }
+
     /// Appends an event to the log; a document still in the catalog moves to its next version, which the event
     /// names.
     /// - Returns: The event with the id the log gave it, greater than every id given before.

@@ -35,6 +35,20 @@ public protocol DocumentCatalog: Sendable {
     /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
     ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
     func documents() async throws -> [DocumentRecord]
+
+    /// The keys of at most `limit` documents after `position` (from the first when nil), in listing order (see
+    /// ``ListingPosition``), only those in `state` when one is given: a walk of a listing index that reads no
+    /// document row, whose cost grows with `limit`, never with the number of documents.
+    /// ``DocumentCatalog/documents(_:)`` makes pages of these walks.
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
+    ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    func listingKeys(state: DocumentState.Name?, after position: ListingPosition?, limit: Int) async throws
+        -> [ListingKey]
+
+    /// The documents with these ids that exist, in no particular order.
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
+    ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    func documents(ids: [String]) async throws -> [DocumentRecord]
 }
 
 /// The store's persisted event log: ids that only grow (across restarts, and across the nodes of a cluster), with

@@ -5,10 +5,10 @@ import PDFWorkerWire
 import PDFTypes
 
 extension DocumentLibrary {
-    /// Every document, oldest first.
+    /// One page of the store's documents (see ``DocumentListing``): oldest first, ties by id.
     /// - Throws: a `CatalogError`.
-    public func list() async throws -> [DocumentRecord] {
-        try await catalog.documents()
+    public func list(_ listing: DocumentListing) async throws -> DocumentPage {
+        try await catalog.documents(listing)
     }
 
     /// A document's info as JSON (built once per version of the document) and its tag.

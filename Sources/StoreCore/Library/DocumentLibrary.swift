@@ -65,6 +65,8 @@ public final class DocumentLibrary: Sendable {
     public let incomingDirectory: URL
     /// The budget of upload bytes in flight (``StoreConfiguration/uploadBudgetBytes``).
     let uploadBudget: UploadBudget
+    /// The sealer of listing cursors, with the store's key.
+    public let listingCursors: ListingCursors
     let state = Mutex(State())
     /// Registrations run one at a time (a file may belong to one document only).
     let registrations = OperationLane()
@@ -88,8 +90,8 @@ public final class DocumentLibrary: Sendable {
     ///     events reach this node's live streams (a follower of the shared log, run by the library's service)
     ///     and through which operations on one document are serialized across the nodes.
     ///   - version: The Quire version the node reports in the node registry.
-    /// - Throws: `CocoaError` when the upload directory cannot be created, a `DataProviderError` when it or a
-    ///   root cannot be opened; ``StoreError/internalFailure(_:)`` for a catalog other than ``Catalog`` without a
+    /// - Throws: `CocoaError` when the upload directory cannot be created or the listing cursors' key can neither
+    ///   be read nor made, a `DataProviderError` when it or a root cannot be opened; ``StoreError/internalFailure(_:)`` for a catalog other than ``Catalog`` without a
     ///   cluster link.
     public init(
         catalog: any CatalogDatabase, configuration: StoreConfiguration, metrics: StoreMetrics, logger: Logger,
@@ -153,6 +155,7 @@ public final class DocumentLibrary: Sendable {
         try FileManager.default.createDirectory(
             at: incomingDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         uploadBudget = UploadBudget(limit: configuration.uploadBudgetBytes)
+        listingCursors = try ListingCursors.ofStore(in: configuration.storeDirectory)
         (self.fanOut as? LogFollowingFanOut)?.otherNodeRecorded.withLock {
             $0 = { [weak self] event in self?.otherNodeRecorded(event) }
         }

@@ -65,12 +65,24 @@ public enum DocumentRepresentations {
 
     /// `DocumentList`.
     public struct List: Codable, Sendable, Equatable {
-        /// The documents, oldest first.
+        /// The page's documents, oldest first (ties by id).
         public var documents: [Summary]
+        /// The cursor of the next page (`GET /documents?cursor=`), null on the last page.
+        public var next: String?
 
-        /// The list of `documents`.
-        public init(documents: [Summary]) {
+        /// A page of `documents`, followed by the page `next` names.
+        public init(documents: [Summary], next: String?) {
             self.documents = documents
+            self.next = next
+        }
+
+        enum CodingKeys: String, CodingKey { case documents, next }
+
+        /// Encodes `next` as null on the last page.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(documents, forKey: .documents)
+            try container.encode(next, forKey: .next)
         }
     }
 

@@ -176,5 +176,91 @@ struct WatchTableTests {
         _ = table.unregister(token: 2)
         #expect(table.nextScan == nil)
     }
+    /// The work of one entry's events in a directory of `names` watched entries: a write, its close, and a create
+    /// of a name no one watches.
+    func workOfOneEntrysEvents(amongNames names: Int) -> (work: Int, actions: [Action]) {
+        var table = WatchTable(pollInterval: .seconds(1))
+        for index in 0..<names {
+            _ = table.register(
+                token: UInt64(index), directory: "/files", name: "d\(index).pdf", watch: .success(1), snapshot: nil,
+                at: now)
+        }
+        let before = table.entriesVisited
+        let actions = table.handle(
+            [
+                InotifyEvent(watch: 1, mask: .modify, name: "d7.pdf"),
+                InotifyEvent(watch: 1, mask: .closeWrite, name: "d7.pdf"),
+                InotifyEvent(watch: 1, mask: .create, name: "new.pdf"),
+            ], at: now)
+        return (table.entriesVisited - before, actions)
+    }
+
+    @Test func anEntrysEventCostsNoMoreAmongFiftyThousandNamesThanAmongFifty() {
+        let small = workOfOneEntrysEvents(amongNames: 50)
+        let large = workOfOneEntrysEvents(amongNames: 50_000)
+        let expected = [report(7, "/files/d7.pdf", .contentsChanged), report(7, "/files/d7.pdf", .contentsChanged)]
+        #expect(small.actions == expected)
+        #expect(large.actions == expected)
+        #expect(small.work > 0)
+        #expect(large.work <= 2 * small.work, "work at 50,000 names: \(large.work), at 50: \(small.work)")
+    }
+
+    /// Random registrations, moves, renames and events in a few directories, checked against a model that is
+    /// only a map from token to path: every event reaches exactly the tokens whose path it names.
+    @Test(arguments: [UInt64(1), 2, 3, 4])
+    func randomOperationsAgreeWithAMapOfTokensToPaths(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        var table = WatchTable(pollInterval: .seconds(1))
+        var model: [UInt64: (directory: Int32, name: String)] = [:]
+        let directories: [Int32: String] = [1: "/a", 2: "/b", 3: "/c"]
+        func path(_ place: (directory: Int32, name: String)) -> String { directories[place.directory]! + "/" + place.name }
+        // An anchor in each directory keeps its watch (the kernel sends no events for a watch that is gone).
+        for (descriptor, directory) in directories {
+            let anchor = 10_000 + UInt64(descriptor)
+            _ = table.register(
+                token: anchor, directory: directory, name: "anchor", watch: .success(descriptor), snapshot: nil,
+                at: now)
+            model[anchor] = (descriptor, "anchor")
+        }
+        var cookie: UInt32 = 1
+        for _ in 0..<20_000 {
+            let directory = Int32.random(in: 1...3, using: &random)
+            let name = "n\(Int.random(in: 0..<400, using: &random))"
+            let token = UInt64.random(in: 0..<1_000, using: &random)
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0...3:
+                _ = table.register(
+                    token: token, directory: directories[directory]!, name: name, watch: .success(directory),
+                    snapshot: nil, at: now)
+                model[token] = (directory, name)
+            case 4:
+                _ = table.unregister(token: token)
+                model[token] = nil
+            case 5...7:
+                let actions = table.handle([InotifyEvent(watch: directory, mask: .delete, name: name)], at: now)
+                let expected = model.filter { $0.value.directory == directory && $0.value.name == name }.keys.sorted()
+                #expect(actions == expected.map { report($0, path((directory, name)), .deleted) })
+            default:
+                // A rename from `name` to a fresh name in another directory: its tokens follow it.
+                let target = Int32.random(in: 1...3, using: &random)
+                let newName = "m\(cookie)"
+                let moved = model.filter { $0.value.directory == directory && $0.value.name == name }.keys.sorted()
+                let actions = table.handle(
+                    [
+                        InotifyEvent(watch: directory, mask: .movedFrom, cookie: cookie, name: name),
+                        InotifyEvent(watch: target, mask: .movedTo, cookie: cookie, name: newName),
+                    ], at: now)
+                let reports = actions.filter { if case .report = $0 { true } else { false } }
+                #expect(
+                    reports
+                        == moved.map { report($0, path((directory, name)), .movedAway(to: nil)) }
+                        + moved.map { report($0, path((directory, name)), .movedAway(to: path((target, newName)))) })
+                for token in moved { model[token] = (target, newName) }
+                cookie += 1
+            }
+        }
+        for (token, place) in model { #expect(table.registrations[token]?.path == path(place)) }
+        #expect(table.registrations.count == model.count)
+    }
 }
 #endif
