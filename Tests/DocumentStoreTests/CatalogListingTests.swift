@@ -162,4 +162,42 @@ struct CatalogListingTests {
             }
         }
     }
+    @Test(
+        "the file index finds a file's documents, and the directories follow inserts, moves and deletions",
+        arguments: CatalogEngine.allCases)
+    func fileIndex(engine: CatalogEngine) async throws {
+        try await CatalogPlace.with(engine) { place in
+            let catalog = try await place.open()
+            func document(_ id: String, _ files: [String]) -> DocumentRecord {
+                var record = Self.record(id)
+                record.files = files
+                return record
+            }
+            try await catalog.insert(document("one", ["/srv/a/1.pdf", "/srv/b/1-appendix.pdf"]))
+            try await catalog.insert(document("two", ["/srv/a/2.pdf"]))
+            #expect(try await catalog.documentDirectories() == ["/srv/a", "/srv/b"])
+            #expect(try await catalog.documents(holdingAnyOf: ["/srv/b/1-appendix.pdf"]).map(\.id.rawValue) == ["one"])
+            let both = try await catalog.documents(holdingAnyOf: ["/srv/a/2.pdf", "/srv/a/1.pdf", "/srv/none.pdf"])
+            #expect(Set(both.map(\.id.rawValue)) == ["one", "two"])
+            #expect(try await catalog.documents(holdingAnyOf: ["/srv/a"]).isEmpty)
+            #expect(try await catalog.documents(holdingAnyOf: []).isEmpty)
+            // A move: the old path no longer finds it, the new one does; the emptied directory goes.
+            var moved = document("one", ["/srv/a/1.pdf", "/srv/c/renamed.pdf"])
+            moved.version = 1
+            try await catalog.update(moved)
+            #expect(try await catalog.documents(holdingAnyOf: ["/srv/b/1-appendix.pdf"]).isEmpty)
+            #expect(try await catalog.documents(holdingAnyOf: ["/srv/c/renamed.pdf"]).map(\.id.rawValue) == ["one"])
+            #expect(try await catalog.documentDirectories() == ["/srv/a", "/srv/c"])
+            // An update that keeps the files changes nothing in the index.
+            var retitled = moved
+            retitled.title = "retitled"
+            try await catalog.update(retitled)
+            #expect(try await catalog.documentDirectories() == ["/srv/a", "/srv/c"])
+            try await catalog.deleteDocument(DocumentID(rawValue: "two")!)
+            #expect(try await catalog.documentDirectories() == ["/srv/a", "/srv/c"])
+            try await catalog.deleteDocument(DocumentID(rawValue: "one")!)
+            #expect(try await catalog.documentDirectories() == [])
+            #expect(try await catalog.documents(holdingAnyOf: ["/srv/a/1.pdf"]).isEmpty)
+        }
+    }
 }

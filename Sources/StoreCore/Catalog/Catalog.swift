@@ -154,6 +154,28 @@ public struct Catalog: CatalogDatabase {
         }
     }
 
+    /// The documents that hold at least one of `paths` among their files, in no particular order.
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
+    ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func documents(holdingAnyOf paths: [String]) async throws -> [DocumentRecord] {
+        guard !paths.isEmpty else { return [] }
+        return try await read("find the documents of \(paths.count) files") { db in
+            let marks = Array(repeating: "?", count: paths.count).joined(separator: ", ")
+            return try DocumentRecord.fetchAll(
+                db,
+                sql: "SELECT * FROM documents WHERE id IN (SELECT documentId FROM document_files WHERE path IN (\(marks)))",
+                arguments: StatementArguments(paths))
+        }
+    }
+
+    /// The directories that hold at least one document's file.
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func documentDirectories() async throws -> [String] {
+        try await read("list the documents' directories") { db in
+            try String.fetchAll(db, sql: "SELECT directory FROM document_directories ORDER BY directory")
+        }
+    }
+
     /// Appends an event to the log; a document still in the catalog moves to its next version, which the event
     /// names.
     /// - Returns: The event with the id the log gave it, greater than every id given before.

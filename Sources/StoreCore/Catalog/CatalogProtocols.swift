@@ -49,6 +49,17 @@ public protocol DocumentCatalog: Sendable {
     /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
     ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
     func documents(ids: [String]) async throws -> [DocumentRecord]
+
+    /// The documents that hold at least one of `paths` among their files, in no particular order: a lookup of
+    /// the catalog's file index (kept with every change of a document's files), never a walk of the documents.
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
+    ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    func documents(holdingAnyOf paths: [String]) async throws -> [DocumentRecord]
+
+    /// The directories that hold at least one document's file (what a node watches), sorted: read from a table
+    /// of directories kept with the file index, never from the documents.
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    func documentDirectories() async throws -> [String]
 }
 
 /// The store's persisted event log: ids that only grow (across restarts, and across the nodes of a cluster), with

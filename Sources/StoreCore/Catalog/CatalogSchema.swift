@@ -93,6 +93,46 @@ enum CatalogSchema {
             try db.execute(
                 sql: "CREATE INDEX documents_state_listing ON documents (state, createdAt, id, updatedAt)")
         }
+        // Which document holds a file, and which directories hold documents' files, without reading every row:
+        // kept by triggers in the transaction that changes a document's files.
+        migrator.registerMigration("v5: file and directory indexes") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE document_files (
+                        path TEXT NOT NULL, documentId TEXT NOT NULL, directory TEXT NOT NULL,
+                        PRIMARY KEY (documentId, path)) WITHOUT ROWID;
+                    CREATE INDEX document_files_path ON document_files (path);
+                    CREATE TABLE document_directories (
+                        directory TEXT PRIMARY KEY, files INTEGER NOT NULL CHECK (files >= 0)) WITHOUT ROWID;
+                    CREATE TRIGGER document_files_added AFTER INSERT ON document_files BEGIN
+                        INSERT INTO document_directories (directory, files) VALUES (NEW.directory, 1)
+                            ON CONFLICT (directory) DO UPDATE SET files = files + 1;
+                    END;
+                    CREATE TRIGGER document_files_removed AFTER DELETE ON document_files BEGIN
+                        UPDATE document_directories SET files = files - 1 WHERE directory = OLD.directory;
+                        DELETE FROM document_directories WHERE directory = OLD.directory AND files = 0;
+                    END;
+                    CREATE TRIGGER documents_files_inserted AFTER INSERT ON documents BEGIN
+                        INSERT OR IGNORE INTO document_files (path, documentId, directory)
+                            SELECT value, NEW.id, rtrim(rtrim(value, replace(value, '/', '')), '/')
+                            FROM json_each(NEW.files);
+                    END;
+                    CREATE TRIGGER documents_files_updated AFTER UPDATE OF files ON documents
+                    WHEN OLD.files IS NOT NEW.files BEGIN
+                        DELETE FROM document_files WHERE documentId = OLD.id;
+                        INSERT OR IGNORE INTO document_files (path, documentId, directory)
+                            SELECT value, NEW.id, rtrim(rtrim(value, replace(value, '/', '')), '/')
+                            FROM json_each(NEW.files);
+                    END;
+                    CREATE TRIGGER documents_files_deleted AFTER DELETE ON documents BEGIN
+                        DELETE FROM document_files WHERE documentId = OLD.id;
+                    END;
+                    INSERT OR IGNORE INTO document_files (path, documentId, directory)
+                        SELECT json_each.value, documents.id,
+                            rtrim(rtrim(json_each.value, replace(json_each.value, '/', '')), '/')
+                        FROM documents, json_each(documents.files);
+                    """)
+        }
         return migrator
     }
 }

@@ -140,6 +140,59 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
             CREATE INDEX quire_documents_state_listing ON quire_documents (state, created_at, (id COLLATE "C"))
                 INCLUDE (updated_at)
             """,
+            // Which document holds a file, and which directories hold documents' files, without reading every
+            // row: kept by a trigger in the transaction that changes a document's files.
+            """
+            CREATE TABLE quire_document_files (
+                path text NOT NULL, document_id text NOT NULL, directory text NOT NULL,
+                PRIMARY KEY (document_id, path))
+            """,
+            "CREATE INDEX quire_document_files_path ON quire_document_files (path)",
+            """
+            CREATE TABLE quire_document_directories (
+                directory text PRIMARY KEY, files bigint NOT NULL CHECK (files >= 0))
+            """,
+            """
+            CREATE FUNCTION quire_document_files_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'UPDATE' AND OLD.files IS NOT DISTINCT FROM NEW.files THEN RETURN NULL; END IF;
+                IF TG_OP <> 'INSERT' THEN
+                    WITH removed AS (DELETE FROM quire_document_files WHERE document_id = OLD.id RETURNING directory),
+                        counts AS (SELECT directory, count(*) AS n FROM removed GROUP BY directory)
+                    UPDATE quire_document_directories AS d SET files = d.files - counts.n
+                        FROM counts WHERE d.directory = counts.directory;
+                    DELETE FROM quire_document_directories WHERE files = 0
+                        AND directory IN (SELECT regexp_replace(value, '/[^/]*$', '')
+                            FROM json_array_elements_text(OLD.files::json));
+                END IF;
+                IF TG_OP <> 'DELETE' THEN
+                    WITH added AS (
+                        INSERT INTO quire_document_files (path, document_id, directory)
+                        SELECT DISTINCT value, NEW.id, regexp_replace(value, '/[^/]*$', '')
+                        FROM json_array_elements_text(NEW.files::json)
+                        ON CONFLICT DO NOTHING RETURNING directory),
+                        counts AS (SELECT directory, count(*) AS n FROM added GROUP BY directory)
+                    INSERT INTO quire_document_directories (directory, files) SELECT directory, n FROM counts
+                        ON CONFLICT (directory) DO UPDATE
+                        SET files = quire_document_directories.files + EXCLUDED.files;
+                END IF;
+                RETURN NULL;
+            END $$
+            """,
+            """
+            CREATE TRIGGER quire_document_files_sync AFTER INSERT OR DELETE OR UPDATE OF files ON quire_documents
+                FOR EACH ROW EXECUTE FUNCTION quire_document_files_sync()
+            """,
+            """
+            INSERT INTO quire_document_files (path, document_id, directory)
+                SELECT DISTINCT value, id, regexp_replace(value, '/[^/]*$', '')
+                FROM quire_documents, json_array_elements_text(files::json)
+                ON CONFLICT DO NOTHING
+            """,
+            """
+            INSERT INTO quire_document_directories (directory, files)
+                SELECT directory, count(*) FROM quire_document_files GROUP BY directory
+            """,
         ],
     ]
 
@@ -293,6 +346,32 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
     ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
     public func documents(ids: [String]) async throws -> [DocumentRecord] {
         try await documents(where: "WHERE id = ANY(\(ids))", operation: "read \(ids.count) documents")
+    }
+
+    /// The documents that hold at least one of `paths` among their files, in no particular order.
+    /// - Throws: ``CatalogError/corruptRow(table:column:value:)``,
+    ///   ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func documents(holdingAnyOf paths: [String]) async throws -> [DocumentRecord] {
+        guard !paths.isEmpty else { return [] }
+        return try await documents(
+            where: "WHERE id IN (SELECT document_id FROM quire_document_files WHERE path = ANY(\(paths)))",
+            operation: "find the documents of \(paths.count) files")
+    }
+
+    /// The directories that hold at least one document's file.
+    /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
+    public func documentDirectories() async throws -> [String] {
+        let client = client
+        let logger = logger
+        return try await naming("list the documents' directories") {
+            var directories: [String] = []
+            for try await directory in try await client.query(
+                "SELECT directory FROM quire_document_directories ORDER BY directory", logger: logger
+            ).decode(String.self) {
+                directories.append(directory)
+            }
+            return directories
+        }
     }
 
     private func documents(where clause: PostgresQuery, operation: String) async throws -> [DocumentRecord] {

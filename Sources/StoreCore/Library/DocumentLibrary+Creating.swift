@@ -49,7 +49,8 @@ extension DocumentLibrary {
         // One registration at a time: two registrations of one file must not both find it free.
         let locks = locks
         return try await registrations.run { try await locks.withLock("registrations") {
-            let known = try await catalog.documents().filter { $0.state != .deleted }
+            // The documents that hold any of these files, from the catalog's file index.
+            let known = try await catalog.documents(holdingAnyOf: resolved).filter { $0.state != .deleted }
             if let same = known.first(where: { $0.files == resolved }) {
                 let (info, tag) = try await info(same.id, password: password)
                 return (info, tag, false)
