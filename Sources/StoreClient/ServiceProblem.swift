@@ -13,6 +13,9 @@ public struct ServiceProblem: Sendable, Hashable, Decodable {
     public var etag: String?
     /// On 412: the document's current version, when the service says.
     public var version: Int64?
+    /// On 400 `/problems/invalid-parameter`: the query parameter, path parameter or JSON member at fault
+    /// (`limit`, `cursor`, `rect.width`).
+    public var parameter: String?
 
     /// Makes a problem.
     public init(status: Int, type: String = "about:blank", title: String, detail: String? = nil) {
@@ -23,7 +26,7 @@ public struct ServiceProblem: Sendable, Hashable, Decodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case status, type, title, detail, etag, version
+        case status, type, title, detail, etag, version, parameter
     }
 
     /// Decodes the members this client reads; `type` defaults to `about:blank` as RFC 9457 says.
@@ -35,6 +38,7 @@ public struct ServiceProblem: Sendable, Hashable, Decodable {
         title = try container.decode(String.self, forKey: .title)
         detail = try container.decodeIfPresent(String.self, forKey: .detail)
         etag = try? container.decodeIfPresent(String.self, forKey: .etag)
+        parameter = try? container.decodeIfPresent(String.self, forKey: .parameter)
         // The service sends extension members as strings.
         version =
             (try? container.decodeIfPresent(Int64.self, forKey: .version))

@@ -70,11 +70,32 @@ public final class StoreClient: Sendable {
         try await decode(ServiceNodes.self, from: send(.GET, "/nodes"))
     }
 
-    /// `GET /documents`: every document, oldest first.
-    /// - Throws: ``StoreClientError``.
-    public func documents() async throws -> [DocumentSummary] {
-        struct List: Decodable { var documents: [DocumentSummary] }
-        return try await decode(List.self, from: send(.GET, "/documents")).documents
+    /// `GET /documents`: one page of the documents, oldest first: at most `limit` of them (the service's default,
+    /// 100, when nil), only those in `states` (every state when empty) and changed at or after `updatedSince`,
+    /// starting after `cursor` (a previous page's ``DocumentListPage/next``, asked with the same filters).
+    /// - Throws: ``StoreClientError`` (`.problem` with status 400 and type `/problems/invalid-parameter`, whose
+    ///   ``ServiceProblem/parameter`` names it, for a limit outside 1…1000 or a cursor the service did not give
+    ///   for these filters).
+    public func documentPage(
+        limit: Int? = nil, states: Set<DocumentState> = [], updatedSince: Date? = nil, cursor: String? = nil
+    ) async throws -> DocumentListPage {
+        var query: [(String, String)] = []
+        if let limit { query.append(("limit", String(limit))) }
+        query += states.map(\.rawValue).sorted().map { ("state", $0) }
+        if let updatedSince {
+            query.append(("updatedSince", updatedSince.formatted(Self.rfc3339WithFractionalSeconds)))
+        }
+        if let cursor { query.append(("cursor", cursor)) }
+        let path = "/documents" + Self.queryString(query)
+        return try await decode(DocumentListPage.self, from: send(.GET, path))
+    }
+
+    /// `GET /documents`, page after page: every document (only those in `states` when not empty, and changed at
+    /// or after `updatedSince`), oldest first, `pageSize` (1…1000) per request, read as the sequence is iterated.
+    public func documents(states: Set<DocumentState> = [], updatedSince: Date? = nil, pageSize: Int = 100)
+        -> DocumentSequence
+    {
+        DocumentSequence(client: self, states: states, updatedSince: updatedSince, pageSize: pageSize)
     }
 
     /// `GET /documents/{id}`: a document's info.
@@ -334,10 +355,21 @@ public final class StoreClient: Sendable {
 
     /// `text` percent-encoded as one path segment (unreserved characters only).
     static func pathSegment(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-_.~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
+
+    /// `?name=value&…` with every value percent-encoded (unreserved characters only); empty for no items.
+    static func queryString(_ items: [(name: String, value: String)]) -> String {
+        guard !items.isEmpty else { return "" }
+        return "?" + items.map { "\($0.name)=\(pathSegment($0.value))" }.joined(separator: "&")
+    }
+
+    /// The characters RFC 3986 leaves unreserved (ASCII letters and digits, `-`, `_`, `.`, `~`).
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
+
+    /// RFC 3339 in UTC with milliseconds, as `updatedSince` is sent.
+    static let rfc3339WithFractionalSeconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// Decodes the API's JSON: dates are RFC 3339, with or without fractional seconds.
     static let jsonDecoder: JSONDecoder = {

@@ -202,7 +202,7 @@ struct ClusterOwnershipTests {
             let nodes = try await survivors[0].nodes().nodes
             let dead = nodes.first { $0.address.hasSuffix(":\(cluster.nodes[0].port)") }
             #expect(dead?.live == false && dead?.ownedDocuments == 0, "\(nodes)")
-            let listed = Set(try await survivors[1].documents().map(\.id))
+            let listed = Set(try await survivors[1].documents().collect().map(\.id))
             #expect(nodes.compactMap(\.ownedDocuments).reduce(0, +) == listed.count, "\(nodes)")
             // The log: ids from 1 without a gap, one `created` per document, every accepted upload in it. A marker
             // made last closes it (ids commit in order).

@@ -46,7 +46,7 @@ struct ClusterTests {
                 let info = try await client.document(uploaded.id)
                 #expect(info.etag == uploaded.etag)
                 #expect(try await client.content(of: uploaded.id) == pdf)
-                #expect(try await client.documents().map(\.id) == [uploaded.id])
+                #expect(try await client.documents().collect().map(\.id) == [uploaded.id])
             }
         } catch {
             await cluster.shutdown()
@@ -257,7 +257,7 @@ struct ClusterTests {
                     try? await client.upload(pdf: pdf).id
                 })
             }
-            let listed = Set(try await cluster.clients[1].documents().map(\.id))
+            let listed = Set(try await cluster.clients[1].documents().collect().map(\.id))
             #expect(Set(accepted + after).isSubset(of: listed), "lost: \(Set(accepted + after).subtracting(listed))")
             let replay = EventRecorder(client: cluster.clients[0], after: 0)
             defer { replay.cancel() }

@@ -27,7 +27,7 @@ struct StoreScenarioTests {
         let png = try await client.pageImage(of: uploaded.id, page: 1, dpi: 36)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
         #expect(try await client.content(of: uploaded.id) == bytes)
-        let listed = try await client.documents()
+        let listed = try await client.documents().collect()
         #expect(listed.map(\.id) == [uploaded.id])
         try await client.shutdown()
         #expect(service.stop() == 0)
@@ -229,7 +229,7 @@ struct StoreScenarioTests {
         let pdf = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("page-labels.pdf")))
         _ = try await client.upload(pdf: pdf)
         let registered = try await client.register(files: [try sandbox.copyFixture("one-page.pdf", as: "kept.pdf")])
-        let before = try await client.documents()
+        let before = try await client.documents().collect()
         let lastEvent = try await client.health().lastEventId
         #expect(lastEvent >= 2)
         try await client.shutdown()
@@ -237,7 +237,7 @@ struct StoreScenarioTests {
 
         try service.restart()
         client = try service.client()
-        let after = try await client.documents()
+        let after = try await client.documents().collect()
         #expect(after.map(\.id) == before.map(\.id))
         #expect(after.map(\.etag) == before.map(\.etag))
         #expect(try await client.health().lastEventId == lastEvent)
