@@ -1,7 +1,8 @@
 import Foundation
 import StoreClient
 
-/// What `quire status` prints: every document of the service with its state and why it is not clean.
+/// What `quire status` prints: the first documents of the service with their state and why they are not clean,
+/// and whether more follow.
 struct StatusReport: Encodable {
     /// One document.
     struct Entry: Encodable {
@@ -60,12 +61,30 @@ struct StatusReport: Encodable {
 
     var server: String
     var documents: [Entry]
+    /// Whether documents beyond those shown follow (`--limit` stopped the listing).
+    var more: Bool
+    /// The states asked for (`--state`), sorted; empty for every state. Only the text names them.
+    var states: [String]
     /// A cluster's nodes; nil (and absent from the JSON) for one node.
     var nodes: [ServiceNodes.Node]?
 
-    /// A table for people: a header and one row per document, columns as wide as their widest cell.
+    private enum CodingKeys: String, CodingKey {
+        case server, documents, more, nodes
+    }
+
+    /// A table for people: a header and one row per document, columns as wide as their widest cell, then the count
+    /// line (``countLine``), then a cluster's nodes.
     var text: String {
         documentsText + (nodes.map(Self.nodesText) ?? "")
+    }
+
+    /// How many documents were shown, in which states, and whether more follow: `100 documents shown (state:
+    /// dirty); more follow — raise --limit`.
+    var countLine: String {
+        var line = "\(documents.count) document\(documents.count == 1 ? "" : "s") shown"
+        if !states.isEmpty { line += " (state: \(states.joined(separator: ", ")))" }
+        if more { line += "; more follow — raise --limit" }
+        return line + "\n"
     }
 
     /// The cluster's nodes: a blank line, then a table (ID, ADDRESS, VERSION, STARTED, LAST HEARTBEAT, OPEN,
@@ -98,7 +117,10 @@ struct StatusReport: Encodable {
 
     /// The documents: a table for people, one row per document.
     private var documentsText: String {
-        guard !documents.isEmpty else { return "no documents at \(server)\n" }
+        guard !documents.isEmpty else {
+            return "no documents at \(server)" + (states.isEmpty ? "" : " (state: \(states.joined(separator: ", ")))")
+                + "\n"
+        }
         let header = ["ID", "STATE", "WHY", "PAGES", "SIZE", "TITLE"]
         let rows = documents.map { entry in
             [
@@ -106,7 +128,7 @@ struct StatusReport: Encodable {
                 Self.byteCount(entry.size), entry.title ?? "-",
             ]
         }
-        return Self.table(header: header, rows: rows, rightAligned: [3, 4])
+        return Self.table(header: header, rows: rows, rightAligned: [3, 4]) + countLine
     }
 
     /// `812 B`, `4.2 KiB`, `1.5 MiB`.

@@ -46,6 +46,59 @@ struct StoreCommandTests {
         let object = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
         #expect(object["server"] as? String == service.url)
         #expect((object["documents"] as? [Any])?.isEmpty == true)
+        #expect(object["more"] as? Bool == false)
+        #expect(service.stop() == 0)
+    }
+
+    @Test("status shows the first --limit documents and says whether more follow; --state asks the service")
+    func statusLimitAndState() async throws {
+        let sandbox = try CoordinationSandbox()
+        let service = try RunningService(sandbox: sandbox)
+        let client = try service.client()
+        let ids = try await DocumentListingClientTests.upload(5, to: client)
+        for id in [ids[1], ids[3]] { _ = try await client.updateMetadata(of: id, DocumentMetadata(title: "Edited")) }
+        let server = ["--server", service.url]
+
+        let limited = try sandbox.quire(["status", "--limit", "2"] + server)
+        #expect(limited.status == 0, "\(limited.standardError)")
+        let lines = limited.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(limited.output)")  // header, two documents, the count
+        #expect(lines.dropFirst().prefix(2).map { String($0.prefix { $0 != " " }) } == Array(ids.prefix(2)))
+        #expect(lines.last == "2 documents shown; more follow — raise --limit")
+        let all = try sandbox.quire(["status"] + server)
+        #expect(all.output.split(separator: "\n").last == "5 documents shown", "\(all.output)")
+        let exact = try sandbox.quire(["status", "--limit", "5"] + server)
+        #expect(exact.output.split(separator: "\n").last == "5 documents shown", "\(exact.output)")
+
+        let dirty = try sandbox.quire(["status", "--state", "dirty"] + server)
+        #expect(dirty.status == 0, "\(dirty.standardError)")
+        let dirtyLines = dirty.output.split(separator: "\n").map(String.init)
+        #expect(dirtyLines.dropFirst().dropLast().map { String($0.prefix { $0 != " " }) } == [ids[1], ids[3]])
+        #expect(dirtyLines.last == "2 documents shown (state: dirty)")
+        let both = try sandbox.quire(["status", "--state", "dirty", "--state", "clean", "--limit", "4"] + server)
+        #expect(
+            both.output.split(separator: "\n").last
+                == "4 documents shown (state: clean, dirty); more follow — raise --limit")
+        let none = try sandbox.quire(["status", "--state", "conflict,deleted"] + server)
+        #expect(none.output == "no documents at \(service.url) (state: conflict, deleted)\n")
+
+        let json = try sandbox.quire(["status", "--json", "--limit", "3"] + server)
+        let object = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
+        #expect((object["documents"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == Array(ids.prefix(3)))
+        #expect(object["more"] as? Bool == true)
+        let dirtyJSON = try sandbox.quire(["status", "--json", "--state", "dirty", "--limit", "2"] + server)
+        let dirtyObject = try #require(
+            try JSONSerialization.jsonObject(with: dirtyJSON.standardOutput) as? [String: Any])
+        #expect(dirtyObject["more"] as? Bool == false)
+        #expect(Set(dirtyObject.keys) == ["server", "documents", "more"])
+
+        for bad in [["--limit", "0"], ["--limit", "-3"], ["--state", "bogus"], ["--state", "dirty,"]] {
+            let refused = try sandbox.quire(["status"] + bad + server)
+            #expect(refused.status == 64, "\(bad): \(refused.standardError)")
+            #expect(refused.errorLines.count == 1, "\(bad): \(refused.standardError)")
+            #expect(refused.output.isEmpty)
+        }
+        try await client.shutdown()
         #expect(service.stop() == 0)
     }
 

@@ -78,17 +78,23 @@ struct StoreHelpTests {
         "status": """
         OVERVIEW: List the documents of a running service with their state, and why they are not clean.
 
-        One line per document: id, state (clean, dirty, conflict or deleted), why (unsaved edits; for a
-        conflict its type, modification or deletion, and the file), pages, size and title. With --json, one
-        JSON document: {"server", "documents": [{"id", "state", "conflict", "why", "title", "pageCount",
-        "size", "etag", "updatedAt"}]}.
+        One line per document, oldest first: id, state (clean, dirty, conflict, deleted or damaged), why
+        (unsaved edits; for a conflict its type, modification or deletion, and the file), pages, size and
+        title; then a line saying how many were shown and whether more follow. Shows the first --limit
+        documents (default 100), reading the service's listing page by page; --state asks the service for
+        those states only. With --json, one JSON document: {"server", "documents": [{"id", "state",
+        "conflict", "why", "title", "pageCount", "size", "etag", "updatedAt"}], "more"}, where "more" says
+        whether documents beyond --limit follow.
 
-        Exit codes: 0 success; 64 bad usage; 69 no service at the URL (or it failed); 76 the answer is not
-        the service's; 77 the token is missing or wrong.
+        Exit codes: 0 success; 64 bad usage (a --limit below 1, an unknown --state); 69 no service at the
+        URL (or it failed); 76 the answer is not the service's; 77 the token is missing or wrong.
 
-        USAGE: quire status [--server <url>] [--token <token>] [--json]
+        USAGE: quire status [--limit <n>] [--state <state> ...] [--server <url>] [--token <token>] [--json]
 
         OPTIONS:
+          --limit <n>             How many documents to show, oldest first (default: 100).
+          --state <state>         Show only documents in this state (clean, dirty, conflict, deleted,
+                                  damaged); repeat for more.
           --server <url>          The service's URL (default: $QUIRE_SERVER, else http://127.0.0.1:8080).
           --token <token>         The bearer token the service asks of changes (default: $QUIRE_TOKEN).
           --json                  Print JSON instead of text.
