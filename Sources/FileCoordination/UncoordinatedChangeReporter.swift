@@ -14,6 +14,13 @@ import Synchronization
 /// - renamed within a watched directory → `presentedItemDidMove(to:)`, and the presenter's item follows;
 /// - inotify lost events (queue overflow) → `presentedItemDidChange()`, conservatively.
 ///
+/// A presenter whose item is a directory (when it registers or moves) also hears of its entries, each at the
+/// entry's URL: written, created or renamed into it → `presentedSubitemDidChange(at:)`; deleted or moved out of
+/// the watched directories → `accommodatePresentedSubitemDeletion(at:)`; renamed → `presentedSubitem(at:didMoveTo:)`.
+/// One presenter of a directory of a million files costs one kernel watch, and an entry's change the same as in a
+/// directory of ten. (Apple's presenters hear of coordinated subitem changes only; these are uncoordinated ones,
+/// so a coordinated write inside the directory by another process may be told twice.)
+///
 /// Coordinated writes are not echoed: a write granted in this process suppresses its paths from grant to end
 /// (plus the watcher's grace), and a presenter asked to relinquish to another process's writer has its path
 /// suppressed until its reacquire, since coordination tells it of that write itself.
@@ -54,9 +61,13 @@ final class UncoordinatedChangeReporter: Sendable {
 
     // MARK: presenters
 
+    /// The token under which a directory presenter's entries are watched (its item's token with the top bit set).
+    static func entriesToken(of presenter: PresenterID) -> UInt64 { presenter.rawValue | (1 << 63) }
+
     /// Starts watching a presenter's item, if it asks for uncoordinated changes and has one.
     func presenterRegistered(_ presenter: PresenterID, path: ItemPath?, observes: Bool) {
         guard observes else { return }
+        let isDirectory = path.map(Self.isDirectory) ?? false
         let watcher = state.withLock { state -> InotifyWatcher in
             state.observing.insert(presenter)
             if let watcher = state.watcher { return watcher }
@@ -68,13 +79,18 @@ final class UncoordinatedChangeReporter: Sendable {
             return made
         }
         active.store(true, ordering: .relaxed)
-        if let path { watch(watcher, presenter, path) }
+        if let path { watch(watcher, presenter, path, isDirectory: isDirectory) }
     }
 
     /// Moves a presenter's watch to its item's new place (or stops it when it presents nothing).
     func presenterMoved(_ presenter: PresenterID, path: ItemPath?) {
         guard let watcher = state.withLock({ $0.observing.contains(presenter) ? $0.watcher : nil }) else { return }
-        if let path { watch(watcher, presenter, path) } else { watcher.unwatch(token: presenter.rawValue) }
+        if let path {
+            watch(watcher, presenter, path, isDirectory: Self.isDirectory(path))
+        } else {
+            watcher.unwatch(token: presenter.rawValue)
+            watcher.unwatch(token: Self.entriesToken(of: presenter))
+        }
     }
 
     /// Stops watching a presenter's item and ends the suppressions of its rounds.
@@ -83,14 +99,26 @@ final class UncoordinatedChangeReporter: Sendable {
             state.observing.remove(presenter) != nil ? state.watcher : nil
         }
         watcher?.unwatch(token: presenter.rawValue)
+        watcher?.unwatch(token: Self.entriesToken(of: presenter))
     }
 
-    private func watch(_ watcher: InotifyWatcher, _ presenter: PresenterID, _ path: ItemPath) {
+    private func watch(_ watcher: InotifyWatcher, _ presenter: PresenterID, _ path: ItemPath, isDirectory: Bool) {
         do {
             try watcher.watch(path.description, token: presenter.rawValue)
+            if isDirectory {
+                try watcher.watchEntries(of: path.description, token: Self.entriesToken(of: presenter))
+            } else {
+                watcher.unwatch(token: Self.entriesToken(of: presenter))
+            }
         } catch {
             logger.warning("cannot watch \(path) for uncoordinated changes: \(error)")
         }
+    }
+
+    /// Whether a directory is at `path` now (a symbolic link to one is not).
+    private static func isDirectory(_ path: ItemPath) -> Bool {
+        guard let snapshot = Inotify.snapshot(ofEntry: path.description) else { return false }
+        return snapshot.mode & UInt32(S_IFMT) == UInt32(S_IFDIR)
     }
 
     // MARK: suppression
@@ -142,6 +170,10 @@ final class UncoordinatedChangeReporter: Sendable {
 
     private func report(_ changes: [WatchedChange]) {
         for change in changes {
+            if change.token & (1 << 63) != 0 {
+                reportEntry(change)
+                continue
+            }
             let presenter = PresenterID(change.token)
             guard let entry = registry.entry(presenter) else { continue }
             let box = entry.box
@@ -159,6 +191,35 @@ final class UncoordinatedChangeReporter: Sendable {
                 let url = ItemLocator.url(of: path)
                 mailboxes.post(presenter, on: queue) { box.presenter.presentedItemDidMove(to: url) }
             }
+        }
+    }
+
+    /// A change of an entry of a directory presenter's item (its own changes come under its item's token).
+    private func reportEntry(_ change: WatchedChange) {
+        let presenter = PresenterID(change.token & ~(1 << 63))
+        guard let entry = registry.entry(presenter), let directory = entry.path else { return }
+        let box = entry.box
+        let queue = box.presenter.presentedItemOperationQueue
+        let url = ItemLocator.url(of: ItemLocator.path(ofAbsoluteOrRelative: change.path, resolvingLastComponent: false))
+        // The directory's own loss or an overflow: its item's token tells of the directory itself.
+        let isDirectoryItself = change.path == directory.description
+        switch change.kind {
+        case .contentsChanged where !isDirectoryItself:
+            mailboxes.post(presenter, on: queue) { box.presenter.presentedSubitemDidChange(at: url) }
+        case .overflow, .contentsChanged:
+            mailboxes.post(presenter, on: queue) { box.presenter.presentedItemDidChange() }
+        case .metadataChanged:
+            return
+        case .deleted, .movedAway(to: nil):
+            guard !isDirectoryItself else { return }
+            mailboxes.post(presenter, on: queue) {
+                box.presenter.accommodatePresentedSubitemDeletion(at: url) { _ in }
+            }
+        case .movedAway(let destination?):
+            guard !isDirectoryItself else { return }
+            let newURL = ItemLocator.url(
+                of: ItemLocator.path(ofAbsoluteOrRelative: destination, resolvingLastComponent: false))
+            mailboxes.post(presenter, on: queue) { box.presenter.presentedSubitem(at: url, didMoveTo: newURL) }
         }
     }
 }

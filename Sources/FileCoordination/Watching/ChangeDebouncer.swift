@@ -1,9 +1,11 @@
 /// Coalesces the changes of each token into one report per debounce window and drops those caused by
 /// coordinated writes. A pure state machine: the caller passes `now` in and delivers what comes out.
 ///
-/// **Debounce.** The first change of a token opens a window that closes `debounce` after the latest change,
-/// but never later than `maximumDelay` after the first one (so a steady writer is still reported).
-/// When it closes, the token's changes come out merged by ``WatchedChange/Kind/merged(with:)``.
+/// **Debounce.** The first change of a token at a path opens a window that closes `debounce` after the latest
+/// change, but never later than `maximumDelay` after the first one (so a steady writer is still reported).
+/// When it closes, the changes come out merged by ``WatchedChange/Kind/merged(with:)``. Windows are kept per token
+/// and path: a token that observes a directory's entries has one per entry, so that two entries' changes are
+/// never merged into one.
 ///
 /// **Suppression.** A change observed at `now` is dropped when its path (the token's path at that moment,
 /// compared as a string) has a coordinated write with `began <= now` that has not ended, or — for a change of
@@ -34,7 +36,15 @@ struct ChangeDebouncer {
     /// How long after a coordinated write ends its path stays suppressed (reader lag).
     let grace: Duration
 
-    private var windows: [UInt64: Window] = [:]
+    /// A window's key: the token and the path its changes happened at.
+    private struct Key: Hashable {
+        var token: UInt64
+        var path: String
+    }
+
+    private var windows: [Key: Window] = [:]
+    /// The paths with an open window, per token (to drop a removed token's windows without a scan).
+    private var paths: [UInt64: Set<String>] = [:]
     private var writes: [UInt64: Write] = [:]
     private var sequence: UInt64 = 0
 
@@ -67,10 +77,11 @@ struct ChangeDebouncer {
     @discardableResult
     mutating func changeObserved(_ change: WatchedChange, at now: ContinuousClock.Instant) -> Bool {
         if change.kind != .overflow && isSuppressed(change.path, at: now, kind: change.kind) { return false }
-        guard var window = windows[change.token] else {
+        let key = Key(token: change.token, path: change.path)
+        guard var window = windows[key] else {
             sequence += 1
-            windows[change.token] = Window(
-                changes: [change], opened: now, deadline: now + debounce, sequence: sequence)
+            windows[key] = Window(changes: [change], opened: now, deadline: now + debounce, sequence: sequence)
+            paths[change.token, default: []].insert(change.path)
             return true
         }
         if let last = window.changes.last, let merged = last.kind.merged(with: change.kind) {
@@ -79,13 +90,13 @@ struct ChangeDebouncer {
             window.changes.append(change)
         }
         window.deadline = min(now + debounce, window.opened + maximumDelay)
-        windows[change.token] = window
+        windows[key] = window
         return true
     }
 
     /// The token was unwatched: its waiting changes are dropped.
     mutating func tokenRemoved(_ token: UInt64) {
-        windows[token] = nil
+        for path in paths.removeValue(forKey: token) ?? [] { windows[Key(token: token, path: path)] = nil }
     }
 
     /// A coordinated write on `path` began at `now`.
@@ -102,7 +113,11 @@ struct ChangeDebouncer {
     /// Closes every window whose deadline is not after `now` and returns its changes, oldest window first.
     mutating func deadlineReached(at now: ContinuousClock.Instant) -> [WatchedChange] {
         let due = windows.filter { $0.value.deadline <= now }.sorted { $0.value.sequence < $1.value.sequence }
-        for (token, _) in due { windows[token] = nil }
+        for (key, _) in due {
+            windows[key] = nil
+            paths[key.token]?.remove(key.path)
+            if paths[key.token]?.isEmpty == true { paths[key.token] = nil }
+        }
         return due.flatMap(\.value.changes)
     }
 }

@@ -68,6 +68,19 @@ enum Inotify {
         {}
     }
 
+    /// What `lstat` sees at `path` (a symbolic link itself, not its target), nil when nothing is there.
+    static func snapshot(ofEntry path: String) -> FileSnapshot? {
+        var info = stat()
+        guard (try? SystemCall.retryingOnInterrupt("lstat", path: path, { lstat(path, &info) })) != nil else {
+            return nil
+        }
+        return FileSnapshot(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            mode: UInt32(info.st_mode),
+            modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+            changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
+    }
+
     /// What `stat(2)` says about `path` now, or nil if it cannot be stat'ed (missing, no permission).
     static func snapshot(of path: String) -> FileSnapshot? {
         var info = stat()

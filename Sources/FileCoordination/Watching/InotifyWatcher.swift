@@ -56,6 +56,16 @@ final class InotifyWatcher: Sendable {
         try reader.watch(directory: directory, name: name, token: token)
     }
 
+    /// Reports changes to the entries of the directory at the absolute `path` under `token`, each at the entry's
+    /// path: written or created (`.contentsChanged`), deleted or moved out of the watched directories
+    /// (`.deleted`, `.movedAway(to: nil)`), renamed within them (`.movedAway(to:)` of the old path). One kernel
+    /// watch on the directory, shared with the tokens of entries in it; an entry's event costs the same whatever
+    /// the number of entries. A known token moves to the new directory.
+    func watchEntries(of path: String, token: UInt64) throws(InotifyWatcherError) {
+        guard let (parent, name) = WatchTable.split(path) else { throw .invalidPath(path) }
+        try reader.watch(directory: WatchTable.join(parent, name), name: "", token: token)
+    }
+
     /// Stops reporting `token`; changes still waiting in its window are dropped. The directory's watch is
     /// removed with its last token. A batch already being delivered may still mention the token.
     func unwatch(token: UInt64) {

@@ -31,7 +31,8 @@ struct WatchTable {
     struct Registration: Hashable {
         /// The directory, normalized, as the token gave it (no symlinks resolved).
         var directory: String
-        /// The entry's name inside `directory`.
+        /// The entry's name inside `directory`; empty for a token that observes the directory's entries (see
+        /// ``WatchTable/register(token:directory:name:watch:snapshot:at:)``).
         var name: String
         /// How the directory is observed.
         var placement: Placement
@@ -40,8 +41,10 @@ struct WatchTable {
         /// For a polled token, what the last scan saw.
         var baseline = Baseline.unknown
 
-        /// The full path.
-        var path: String { WatchTable.join(directory, name) }
+        /// The full path (the directory itself for a token of its entries).
+        var path: String { name.isEmpty ? directory : WatchTable.join(directory, name) }
+        /// Whether the token observes the entries of `directory` rather than one entry.
+        var observesEntries: Bool { name.isEmpty }
     }
 
     /// Something the executor must do.
@@ -54,15 +57,25 @@ struct WatchTable {
         case warn(String)
     }
 
-    /// The tokens of one kernel watch, by entry name.
+    /// The tokens of one kernel watch: by entry name, and those of every entry (kept apart, so that an entry's
+    /// event visits its own name's tokens and the directory's observers, never the other names').
     private struct Watch {
         var directory: String
         var names: [String: Set<UInt64>] = [:]
+        /// Tokens that observe every entry of the directory.
+        var entries: Set<UInt64> = []
+        /// For `entries`: the names written (`IN_MODIFY`) since their last close.
+        var writtenNames: Set<String> = []
+
+        var isUnused: Bool { names.isEmpty && entries.isEmpty }
     }
 
     /// An `IN_MOVED_FROM` of watched entries waiting for its `IN_MOVED_TO`.
     private struct PendingMove {
         var tokens: Set<UInt64>
+        /// The source directory's entry observers, with the entry's old path.
+        var observers: Set<UInt64> = []
+        var path: String = ""
         var at: ContinuousClock.Instant
     }
 
@@ -99,6 +112,12 @@ struct WatchTable {
 
     /// A token now watches `directory`/`name`; `watch` is the result of `inotify_add_watch` on the directory and
     /// `snapshot` what `stat` sees at the path (used only when the watch failed). A known token is moved.
+    ///
+    /// With an empty `name` the token observes every entry of `directory`: each change of an entry is reported
+    /// at the entry's path (a rename within watched directories as `.movedAway(to:)` of the old path, a creation
+    /// or a rename into the directory as `.contentsChanged`), the directory's own loss as for any token. When
+    /// the directory cannot be watched, only the directory itself is polled, and `.overflow` is reported when
+    /// its watch comes back (its entries' changes meanwhile were not seen).
     mutating func register(
         token: UInt64, directory: String, name: String, watch: Result<Int32, SystemCallError>,
         snapshot: FileSnapshot?, at now: ContinuousClock.Instant
@@ -110,7 +129,11 @@ struct WatchTable {
         switch watch {
         case .success(let descriptor):
             registration.placement = .watch(descriptor)
-            watches[descriptor, default: Watch(directory: directory)].names[name, default: []].insert(token)
+            if name.isEmpty {
+                watches[descriptor, default: Watch(directory: directory)].entries.insert(token)
+            } else {
+                watches[descriptor, default: Watch(directory: directory)].names[name, default: []].insert(token)
+            }
         case .failure(let error):
             registration.baseline = .seen(snapshot)
             if polled[directory] == nil {
@@ -134,6 +157,11 @@ struct WatchTable {
     private mutating func leave(_ token: UInt64, _ registration: Registration) {
         switch registration.placement {
         case .watch(let descriptor):
+            if registration.observesEntries {
+                watches[descriptor]?.entries.remove(token)
+                if watches[descriptor]?.entries.isEmpty == true { watches[descriptor]?.writtenNames.removeAll() }
+                return
+            }
             watches[descriptor]?.names[registration.name]?.remove(token)
             if watches[descriptor]?.names[registration.name]?.isEmpty == true {
                 watches[descriptor]?.names[registration.name] = nil
@@ -146,7 +174,7 @@ struct WatchTable {
     private mutating func releaseIfUnused(_ registration: Registration) -> [Action] {
         switch registration.placement {
         case .watch(let descriptor):
-            guard watches[descriptor]?.names.isEmpty == true else { return [] }
+            guard watches[descriptor]?.isUnused == true else { return [] }
             watches[descriptor] = nil
             return [.removeWatch(descriptor)]
         case .polled:
@@ -193,9 +221,10 @@ struct WatchTable {
         if event.mask.contains(.movedTo) {
             return movedTo(event, at: now)
         }
-        guard !event.name.isEmpty, let tokens = watch.names[event.name] else { return [] }
+        guard !event.name.isEmpty else { return [] }
+        var actions = watch.entries.isEmpty ? [] : entryObserved(event, in: watch, at: now)
+        guard let tokens = watch.names[event.name] else { return actions }
         entriesVisited += tokens.count
-        var actions: [Action] = []
         for token in tokens.count == 1 ? Array(tokens) : tokens.sorted() {
             if event.mask.contains(.movedFrom) {
                 actions.append(report(token, .movedAway(to: nil)))
@@ -215,14 +244,48 @@ struct WatchTable {
                 registrations[token]?.writtenSinceClose = false
             }
         }
-        if event.mask.contains(.movedFrom) { pendingMoves[event.cookie] = PendingMove(tokens: tokens, at: now) }
+        if event.mask.contains(.movedFrom) {
+            pendingMoves[event.cookie, default: PendingMove(tokens: [], at: now)].tokens = tokens
+        }
         return actions
+    }
+
+    /// An entry's event, for the tokens that observe every entry of its directory.
+    private mutating func entryObserved(_ event: InotifyEvent, in watch: Watch, at now: ContinuousClock.Instant)
+        -> [Action]
+    {
+        let path = Self.join(watch.directory, event.name)
+        let kind: WatchedChange.Kind?
+        if event.mask.contains(.movedFrom) {
+            kind = .movedAway(to: nil)
+            pendingMoves[event.cookie] = PendingMove(
+                tokens: pendingMoves[event.cookie]?.tokens ?? [], observers: watch.entries, path: path, at: now)
+        } else if event.mask.contains(.delete) {
+            kind = .deleted
+        } else if event.mask.contains(.create) {
+            kind = .contentsChanged
+        } else if event.mask.contains(.modify) {
+            watches[event.watch]?.writtenNames.insert(event.name)
+            kind = .contentsChanged
+        } else if event.mask.contains(.closeWrite) {
+            kind = watches[event.watch]?.writtenNames.remove(event.name) != nil ? .contentsChanged : nil
+        } else if event.mask.contains(.attributes) {
+            kind = .metadataChanged
+        } else {
+            kind = nil
+        }
+        if !event.mask.isDisjoint(with: [.movedFrom, .delete, .create]) {
+            watches[event.watch]?.writtenNames.remove(event.name)
+        }
+        guard let kind else { return [] }
+        entriesVisited += watch.entries.count
+        return watch.entries.sorted().map { .report(WatchedChange(token: $0, path: path, kind: kind)) }
     }
 
     /// Every token of a watch, in token order (for the directory's own events: its loss, deletion or move).
     private mutating func everyone(in watch: Watch) -> [UInt64] {
-        entriesVisited += watch.names.count
-        return watch.names.values.reduce(into: Set<UInt64>()) { $0.formUnion($1) }.sorted()
+        entriesVisited += watch.names.count + watch.entries.count
+        return watch.names.values.reduce(into: watch.entries) { $0.formUnion($1) }.sorted()
     }
 
     /// `IN_MOVED_TO`: tokens at the destination see their file replaced; tokens whose entry was the source
@@ -236,7 +299,21 @@ struct WatchTable {
             registrations[token]?.writtenSinceClose = false
             actions.append(report(token, .contentsChanged))
         }
-        guard let move = pendingMoves.removeValue(forKey: event.cookie) else { return actions }
+        let path = Self.join(destination.directory, event.name)
+        let move = pendingMoves.removeValue(forKey: event.cookie)
+        // The entry observers: the source's see the entry move (to its new path), the destination's others see
+        // a new entry.
+        if !destination.entries.isEmpty || !(move?.observers.isEmpty ?? true) {
+            watches[event.watch]?.writtenNames.remove(event.name)
+            entriesVisited += destination.entries.count + (move?.observers.count ?? 0)
+            for token in (move?.observers ?? []).sorted() {
+                actions.append(.report(WatchedChange(token: token, path: move!.path, kind: .movedAway(to: path))))
+            }
+            for token in destination.entries.subtracting(move?.observers ?? []).sorted() {
+                actions.append(.report(WatchedChange(token: token, path: path, kind: .contentsChanged)))
+            }
+        }
+        guard let move else { return actions }
         entriesVisited += move.tokens.count
         for token in move.tokens.sorted() {
             guard let old = registrations[token], case .watch(let source) = old.placement else { continue }
@@ -256,7 +333,7 @@ struct WatchTable {
         -> [Action]
     {
         guard let watch = watches.removeValue(forKey: descriptor) else { return [] }
-        for token in watch.names.values.joined() {
+        for token in Array(watch.names.values.joined()) + Array(watch.entries) {
             guard var registration = registrations[token] else { continue }
             registration.placement = .polled
             registration.baseline = baseline
@@ -290,12 +367,18 @@ struct WatchTable {
         }
         if case .success(let descriptor) = watch {
             polled[directory] = nil
-            for token in tokens {
+            for token in tokens.sorted() {
                 guard let registration = registrations[token] else { continue }
                 registrations[token]?.placement = .watch(descriptor)
                 registrations[token]?.baseline = .unknown
-                watches[descriptor, default: Watch(directory: directory)].names[registration.name, default: []]
-                    .insert(token)
+                if registration.observesEntries {
+                    watches[descriptor, default: Watch(directory: directory)].entries.insert(token)
+                    // Its entries changed unseen meanwhile, perhaps.
+                    actions.append(report(token, .overflow))
+                } else {
+                    watches[descriptor, default: Watch(directory: directory)].names[registration.name, default: []]
+                        .insert(token)
+                }
             }
             actions.append(.warn("\(directory) is watched with inotify again"))
         }

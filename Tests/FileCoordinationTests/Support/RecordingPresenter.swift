@@ -64,9 +64,13 @@ final class RecordingPresenter: FilePresenter, @unchecked Sendable {
     private var deletionFailure: PresenterRefusal?
     private var received: [FileVersion] = []
 
+    /// Whether it asks to hear of changes made without coordination.
+    let observesUncoordinatedChanges: Bool
+
     /// A presenter of `url` (nil: an item that does not exist yet), not registered yet.
-    init(url: URL?, name: String = "presenter") {
+    init(url: URL?, name: String = "presenter", observesUncoordinatedChanges: Bool = false) {
         self.url = url
+        self.observesUncoordinatedChanges = observesUncoordinatedChanges
         let queue = OperationQueue()
         queue.name = name
         queue.maxConcurrentOperationCount = 1

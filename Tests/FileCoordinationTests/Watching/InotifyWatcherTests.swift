@@ -330,5 +330,25 @@ struct InotifyWatcherTests {
             "InotifyWatcher latency (debounce 20 ms, \(sorted.count) writes): median \(milliseconds(sorted[sorted.count / 2])) ms,"
                 + " p90 \(milliseconds(sorted[sorted.count * 9 / 10])) ms, max \(milliseconds(sorted.last!)) ms")
     }
+    @Test func aDirectorysEntriesAreReportedEachAtItsPath() async throws {
+        let watched = directory.directory("d")
+        let watcher = makeWatcher(recorder)
+        try watcher.watchEntries(of: watched, token: 9)
+        let (a, b) = (watched + "/a", watched + "/b")
+        appendText("x\n", to: a)
+        #expect(await settledChanges() == [WatchedChange(token: 9, path: a, kind: .contentsChanged)])
+        #expect(rename(a, b) == 0)
+        #expect(await recorder.wait(forCount: 2))
+        #expect(unlink(b) == 0)
+        #expect(await recorder.wait(forCount: 3))
+        try await Task.sleep(for: quiet)
+        #expect(
+            recorder.changes == [
+                WatchedChange(token: 9, path: a, kind: .contentsChanged),
+                WatchedChange(token: 9, path: a, kind: .movedAway(to: b)),
+                WatchedChange(token: 9, path: b, kind: .deleted),
+            ])
+        #expect(watcher.watchCount == 1)
+    }
 }
 #endif

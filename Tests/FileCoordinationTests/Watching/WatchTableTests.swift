@@ -262,5 +262,63 @@ struct WatchTableTests {
         for (token, place) in model { #expect(table.registrations[token]?.path == path(place)) }
         #expect(table.registrations.count == model.count)
     }
+    @Test func aDirectorysEntryObserverHearsEachEntryAtItsPathWhateverTheNamesWatchedThere() {
+        var table = WatchTable(pollInterval: .seconds(1))
+        _ = table.register(token: 100, directory: "/d", name: "", watch: .success(1), snapshot: nil, at: now)
+        _ = table.register(token: 200, directory: "/e", name: "", watch: .success(2), snapshot: nil, at: now)
+        _ = table.register(token: 1, directory: "/d", name: "a", watch: .success(1), snapshot: nil, at: now)
+        #expect(table.registrations[100]?.path == "/d")
+        let written = table.handle(
+            [
+                InotifyEvent(watch: 1, mask: .create, name: "new"),
+                InotifyEvent(watch: 1, mask: .closeWrite, name: "new"),  // a close without a write: nothing
+                InotifyEvent(watch: 1, mask: .modify, name: "a"),
+                InotifyEvent(watch: 1, mask: .closeWrite, name: "a"),
+                InotifyEvent(watch: 1, mask: .delete, name: "old"),
+            ], at: now)
+        #expect(
+            written == [
+                report(100, "/d/new", .contentsChanged), report(100, "/d/a", .contentsChanged),
+                report(1, "/d/a", .contentsChanged), report(100, "/d/a", .contentsChanged),
+                report(1, "/d/a", .contentsChanged), report(100, "/d/old", .deleted),
+            ])
+        // A rename within the directory, and one into the other observed directory.
+        let renamed = table.handle(
+            [
+                InotifyEvent(watch: 1, mask: .movedFrom, cookie: 5, name: "new"),
+                InotifyEvent(watch: 1, mask: .movedTo, cookie: 5, name: "newer"),
+                InotifyEvent(watch: 1, mask: .movedFrom, cookie: 6, name: "newer"),
+                InotifyEvent(watch: 2, mask: .movedTo, cookie: 6, name: "x"),
+            ], at: now)
+        #expect(
+            renamed == [
+                report(100, "/d/new", .movedAway(to: nil)), report(100, "/d/new", .movedAway(to: "/d/newer")),
+                report(100, "/d/newer", .movedAway(to: nil)), report(100, "/d/newer", .movedAway(to: "/e/x")),
+                report(200, "/e/x", .contentsChanged),
+            ])
+        // Its directory's loss reaches it like any token of the directory.
+        let lost = table.handle([InotifyEvent(watch: 2, mask: .deleteSelf)], at: now)
+        #expect(lost.contains(report(200, "/e", .deleted)))
+        #expect(table.unregister(token: 100) == [])
+        #expect(table.unregister(token: 1) == [.removeWatch(1)])
+    }
+
+    @Test func anEntryObserversEventCostsNoMoreAmongFiftyThousandWatchedNames() {
+        func work(names: Int) -> Int {
+            var table = WatchTable(pollInterval: .seconds(1))
+            _ = table.register(token: 1 << 40, directory: "/files", name: "", watch: .success(1), snapshot: nil, at: now)
+            for index in 0..<names {
+                _ = table.register(
+                    token: UInt64(index), directory: "/files", name: "d\(index).pdf", watch: .success(1),
+                    snapshot: nil, at: now)
+            }
+            let before = table.entriesVisited
+            let actions = table.handle([InotifyEvent(watch: 1, mask: .create, name: "upload.pdf")], at: now)
+            #expect(actions == [report(1 << 40, "/files/upload.pdf", .contentsChanged)])
+            return table.entriesVisited - before
+        }
+        let (small, large) = (work(names: 50), work(names: 50_000))
+        #expect(small > 0 && large <= 2 * small, "at 50,000 names: \(large), at 50: \(small)")
+    }
 }
 #endif
