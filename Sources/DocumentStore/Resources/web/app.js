@@ -70,40 +70,109 @@ byID("token-button").addEventListener("click", async () => {
   }
 });
 
-// MARK: the list
+// MARK: the list, a page at a time
 
-const list = new DocumentList({
-  body: byID("document-rows"),
-  empty: byID("empty-list"),
-  count: byID("document-count"),
-  filter: byID("state-filter"),
-});
+const pageSize = 100; // what the page reads first, and reads more by
+const largestPage = 1000; // the most the service puts in a page: a refresh reads what is shown in few requests
+const moreMargin = 400; // how near the viewport the "more" button comes before the next page is read (px)
 
-let refreshing = null;
-let refreshAgain = false;
+const list = new DocumentList({ body: byID("document-rows"), empty: byID("empty-list"), count: byID("document-count") });
+const stateFilter = byID("state-filter");
+const moreButton = byID("more-button");
 
-/** Reads the list again (coalescing calls made while a read is under way). */
-function refreshList() {
-  if (refreshing) {
-    refreshAgain = true;
-    return refreshing;
-  }
-  refreshing = (async () => {
-    try {
-      do {
-        refreshAgain = false;
-        const { documents } = await getJSON("/documents", "reading the list");
-        list.show(documents.reverse());
-        list.markOpen(viewer.documentID);
-      } while (refreshAgain);
-    } catch (error) {
-      showNotice(`Cannot read the list of documents: ${error.message}`);
-    } finally {
-      refreshing = null;
-    }
-  })();
-  return refreshing;
+// What the list shows: the state asked of the service ("" for every state), the summaries read so far in the
+// service's order, the cursor of the page after them (null when none follows), and whether the walk reached the end.
+let shown = { state: stateFilter.value, summaries: [], next: null, complete: false };
+
+// Reads of the list run one after another: a page appended while the list is read again would be lost.
+let queue = Promise.resolve();
+function enqueue(work) {
+  const run = queue.then(work);
+  queue = run.catch(() => {});
+  return run.catch((error) => showNotice(`Cannot read the list of documents: ${error.message}`));
 }
+
+/** One page of the listing: `state` asked of the service (not filtered here), after `cursor`. */
+function readPage(state, limit, cursor) {
+  const query = new URLSearchParams({ limit: String(limit) });
+  if (state) query.append("state", state);
+  if (cursor) query.append("cursor", cursor);
+  return getJSON(`/documents?${query}`, "reading the list");
+}
+
+function render() {
+  list.show(shown.summaries, { state: shown.state, more: shown.next !== null });
+  list.markOpen(viewer.documentID);
+  moreButton.hidden = shown.next === null;
+  // A window tall enough to show the button after this page: read the next one at once.
+  if (!moreButton.hidden) requestAnimationFrame(() => nearViewport(moreButton) && loadMore());
+}
+
+function nearViewport(element) {
+  return !element.hidden && element.getBoundingClientRect().top < window.innerHeight + moreMargin;
+}
+
+let pendingRefresh = null;
+
+/**
+ * Reads again what is shown, from the first page: as many documents as are listed (a page at least), or every one
+ * when the walk had reached the end, so that a new document shows there. Calls made while one waits share it.
+ */
+function refreshList() {
+  pendingRefresh ??= enqueue(async () => {
+    pendingRefresh = null;
+    const { state } = shown;
+    const wanted = shown.complete ? Infinity : Math.max(pageSize, shown.summaries.length);
+    const summaries = [];
+    let next = null;
+    do {
+      const page = await readPage(state, Math.min(largestPage, wanted - summaries.length), next);
+      summaries.push(...page.documents);
+      next = page.next;
+    } while (next !== null && summaries.length < wanted);
+    shown = { state, summaries, next, complete: next === null };
+    render();
+  });
+  return pendingRefresh;
+}
+
+let pendingMore = null;
+
+/** Reads the page after the ones shown, if there is one (calls made while one waits share it). */
+function loadMore() {
+  if (shown.next === null) return Promise.resolve();
+  pendingMore ??= enqueue(async () => {
+    moreButton.disabled = true;
+    try {
+      const { state, summaries, next } = shown;
+      if (next === null) return; // the list was read again meanwhile, to its end
+      const page = await readPage(state, pageSize, next);
+      shown = { state, summaries: summaries.concat(page.documents), next: page.next, complete: page.next === null };
+      render();
+    } finally {
+      moreButton.disabled = false;
+      pendingMore = null;
+    }
+  });
+  return pendingMore;
+}
+
+/** Shows the first page of the documents in the state chosen (the service filters). */
+function showState(state) {
+  return enqueue(async () => {
+    const page = await readPage(state, pageSize, null);
+    list.clear();
+    shown = { state, summaries: page.documents, next: page.next, complete: page.next === null };
+    render();
+  });
+}
+
+stateFilter.addEventListener("change", () => showState(stateFilter.value));
+moreButton.addEventListener("click", () => loadMore());
+// Scrolling near the end of the list reads the next page.
+new IntersectionObserver((entries) => {
+  if (entries.some((entry) => entry.isIntersecting)) loadMore();
+}, { rootMargin: `0px 0px ${moreMargin}px 0px` }).observe(moreButton);
 
 // MARK: the document view and its actions
 

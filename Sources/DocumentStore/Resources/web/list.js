@@ -1,7 +1,8 @@
-// The document list: one table row per document, keyed by id. A refresh compares the new summaries with the
-// shown ones and touches only the rows that changed, so a change feed that refreshes often stays cheap with
-// thousands of documents. Thumbnails are the service's renders of page 1 at a small resolution, loaded only when
-// their row comes near the viewport, a few at a time.
+// The document list: one table row per document, keyed by id, in the service's listing order (oldest first). The
+// page reads the list a page at a time (`GET /documents?limit=&state=&cursor=`, app.js); a refresh compares the
+// new summaries with the shown ones and touches only the rows that changed, so a change feed that refreshes often
+// stays cheap with thousands of documents. Thumbnails are the service's renders of page 1 at a small resolution,
+// loaded only when their row comes near the viewport, a few at a time.
 
 const thumbnailDPI = 12;
 const thumbnailsAtOnce = 3;
@@ -77,14 +78,14 @@ class ThumbnailLoader {
 
 /** The list of documents, in a table body. */
 export class DocumentList {
-  constructor({ body, empty, count, filter }) {
+  constructor({ body, empty, count }) {
     this.body = body;
     this.empty = empty;
+    this.emptyText = empty.innerHTML;
+    this.emptyState = "";
     this.count = count;
-    this.filter = filter;
     this.rows = new Map(); // id → { row, summary }
     this.thumbnails = new ThumbnailLoader();
-    filter.addEventListener("change", () => this.applyFilter());
   }
 
   /** The summary of document `id`, if it is listed. */
@@ -92,8 +93,11 @@ export class DocumentList {
     return this.rows.get(id)?.summary;
   }
 
-  /** Shows `summaries` in their order, changing only the rows that differ from what is shown. */
-  show(summaries) {
+  /**
+   * Shows `summaries` in their order, changing only the rows that differ from what is shown. `state` is the state
+   * the service was asked for ("" for every state) and `more` whether further pages follow: the count says both.
+   */
+  show(summaries, { state = "", more = false } = {}) {
     if (this.rows.size === 0) {
       // The first paint: every row built off the document, then added at once.
       const fragment = document.createDocumentFragment();
@@ -129,7 +133,14 @@ export class DocumentList {
         previous = known.row;
       }
     }
-    this.applyFilter();
+    this.describe(state, more);
+  }
+
+  /** Empties the list (another state is asked for). */
+  clear() {
+    for (const { row } of this.rows.values()) this.thumbnails.forget(row.querySelector("img"));
+    this.body.replaceChildren();
+    this.rows.clear();
   }
 
   /** Marks the row of document `id` as the one open in the viewer. */
@@ -139,17 +150,19 @@ export class DocumentList {
     if (known) known.row.setAttribute("aria-current", "true");
   }
 
-  applyFilter() {
-    const state = this.filter.value;
-    let shown = 0;
-    for (const { row, summary } of this.rows.values()) {
-      const visible = !state || summary.state === state;
-      row.hidden = !visible;
-      if (visible) shown += 1;
+  /** The count ("3 documents", "100 documents in state dirty shown; more follow") and the empty message. */
+  describe(state, more) {
+    const shown = this.rows.size;
+    let text = `${shown} document${shown === 1 ? "" : "s"}`;
+    if (state) text += ` in state ${state}`;
+    if (more) text += " shown; more follow";
+    this.count.textContent = text;
+    this.empty.hidden = shown > 0 || more;
+    if (this.emptyState !== state) {
+      this.emptyState = state;
+      if (state) this.empty.textContent = `No documents in state ${state}.`;
+      else this.empty.innerHTML = this.emptyText; // the page's own markup, put back
     }
-    const total = this.rows.size;
-    this.count.textContent = state ? `${shown} of ${total} documents` : `${total} document${total === 1 ? "" : "s"}`;
-    this.empty.hidden = shown > 0;
   }
 
   makeRow(summary) {
