@@ -221,7 +221,7 @@ struct CoherenceTests {
             let restarted = try DocumentLibrary(
                 catalog: service.catalog, configuration: service.configuration, metrics: StoreMetrics(),
                 logger: logger)
-            await restarted.openRecentDocuments()  // opens the newer document only
+            await restarted.start()  // watches the directories of the documents, opening none
             try CoordinationService.synchronize()
             let after = try await service.catalog.lastEventID()
             let replacement = try Fixture.data("mixed-sizes.pdf")

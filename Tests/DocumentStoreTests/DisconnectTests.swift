@@ -40,7 +40,7 @@ struct DisconnectTests {
             let health = try await client.execute(uri: "/health", method: .get)
             #expect(health.status == .ok)
             let list = try await client.execute(uri: "/documents", method: .get)
-            #expect(String(buffer: list.body) == #"{"documents":[]}"#)
+            #expect(String(buffer: list.body) == #"{"documents":[],"next":null}"#)
             let files = try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("files").path)
             #expect(files.isEmpty)
             let upload = try await client.execute(

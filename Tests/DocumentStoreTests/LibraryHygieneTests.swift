@@ -79,7 +79,7 @@ struct LibraryHygieneTests {
             let recent = root.appendingPathComponent(".report.quire-NEW123.pdf")  // a write of this run
             try Data("partial".utf8).write(to: recent)
 
-            await service.library.openRecentDocuments()
+            await service.library.catchUp()
 
             for url in orphans {
                 #expect(!FileManager.default.fileExists(atPath: url.path), "\(url.lastPathComponent)")

@@ -25,12 +25,17 @@ extension DocumentLibrary {
     /// - Returns: How many documents were found changed.
     @discardableResult
     package func checkContents() async -> Int {
-        guard let records = try? await catalog.documents() else { return 0 }
+        // Page by page: a large store is never read into memory at once.
+        var listing = DocumentListing(limit: Self.catchUpPageSize)
         var changed = 0
-        for record in records where record.state != .deleted {
-            if Task.isCancelled { break }
-            guard case .this = try? await owner(of: record.id) else { continue }
-            if await check(record) { changed += 1 }
+        while !Task.isCancelled, let page = try? await catalog.documents(listing) {
+            for record in page.documents where record.state != .deleted {
+                if Task.isCancelled { break }
+                guard case .this = try? await owner(of: record.id) else { continue }
+                if await check(record) { changed += 1 }
+            }
+            guard let next = page.next else { break }
+            listing.after = next
         }
         return changed
     }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import DocumentModel
 import Foundation
 import Logging
@@ -10,33 +13,48 @@ extension DocumentLibrary {
     /// touched. Only regular files last modified before the library was made go: a write of this run keeps its
     /// file. Each removal is logged at info; a failure to list or remove is logged and skipped.
     public func removeOrphanedTemporaryFiles() async {
-        let records: [DocumentRecord]
+        let registered: [String]
         do {
-            records = try await catalog.documents()
+            registered = try await catalog.documentDirectories().filter { $0 != uploadDirectory.path }
         } catch {
             logger.warning(
                 "orphaned temporary files were not looked for: the catalog cannot be read",
                 metadata: ["error": "\(error)"])
             return
         }
-        var targets: [String: Set<String>?] = [uploadDirectory.path: nil]
-        for record in records where record.origin == .registered {
-            for path in record.files {
-                let url = URL(fileURLWithPath: path)
-                let directory = url.deletingLastPathComponent().path
-                guard directory != uploadDirectory.path else { continue }
-                targets[directory, default: []]?.insert(url.lastPathComponent)
+        let upload = uploadDirectory.path
+        let cutoff = createdAt
+        // The directories are read entry by entry (the store's may hold a million files): only the temporary
+        // files old enough come back.
+        let found =
+            (try? await blocking { Self.temporaryFiles(in: [upload] + registered, before: cutoff) }) ?? []
+        var doomed: [String] = []
+        for file in found {
+            if file.directory == upload {
+                doomed.append(file.path)
+            } else if let holders = try? await catalog.documents(holdingAnyOf: [file.target]),
+                holders.contains(where: { $0.origin == .registered })
+            {
+                doomed.append(file.path)
             }
         }
-        let cutoff = createdAt
-        let directories = targets
+        guard !doomed.isEmpty else { return }
         // Removed beneath its root, through no symbolic link, as every other file operation of the store.
         let remove: @Sendable (String) throws -> Void = { path in
             try FileDataProvider(fileURL: URL(fileURLWithPath: path), confinement: self.confinement(for: path))
                 .deleteData()
         }
-        let outcomes =
-            (try? await blocking { Self.removeTemporaryFiles(directories, before: cutoff, remove: remove) }) ?? []
+        let paths = doomed
+        let outcomes = (try? await blocking { () -> [TemporaryFileOutcome] in
+            paths.map { path in
+                do {
+                    try remove(path)
+                    return .removed(path)
+                } catch {
+                    return .failed(path, "\(error)")
+                }
+            }
+        }) ?? []
         for outcome in outcomes {
             switch outcome {
             case .removed(let path):
@@ -49,39 +67,44 @@ extension DocumentLibrary {
         }
     }
 
+    /// A temporary file a sink left: where it is, and the file it was to replace.
+    struct TemporaryFile: Sendable {
+        var directory: String
+        var path: String
+        /// The target's path (`NAME.EXT` beside it).
+        var target: String
+    }
+
     /// What became of one orphaned temporary file.
     enum TemporaryFileOutcome: Sendable {
         case removed(String)
         case failed(String, String)
     }
 
-    /// Removes, in each directory, the temporary files whose target is in its set (any target for a nil set)
-    /// that are regular files last modified before `cutoff`, with `remove`. Blocking: call on the thread pool.
-    static func removeTemporaryFiles(
-        _ targets: [String: Set<String>?], before cutoff: Date, remove: (String) throws -> Void
-    ) -> [TemporaryFileOutcome] {
-        var outcomes: [TemporaryFileOutcome] = []
-        let files = FileManager.default
-        for (directory, names) in targets {
-            guard let entries = try? files.contentsOfDirectory(atPath: directory) else { continue }
-            for entry in entries.sorted() {
-                guard let target = temporaryFileTarget(entry), names.map({ $0.contains(target) }) ?? true else {
-                    continue
+    /// The temporary files of sinks (``temporaryFileTarget(_:)``) in `directories` that are regular files last
+    /// modified before `cutoff`, reading each directory entry by entry (`readdir`), so that a directory of a million
+    /// files costs no more memory than one of ten. Blocking: call on the thread pool.
+    static func temporaryFiles(in directories: [String], before cutoff: Date) -> [TemporaryFile] {
+        var found: [TemporaryFile] = []
+        let limit = cutoff.timeIntervalSince1970
+        for directory in directories {
+            guard let stream = opendir(directory) else { continue }
+            defer { closedir(stream) }
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                    String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
                 }
-                let path = directory + "/" + entry
-                guard let attributes = try? files.attributesOfItem(atPath: path),
-                    attributes[.type] as? FileAttributeType == .typeRegular,
-                    let modified = attributes[.modificationDate] as? Date, modified < cutoff
+                // Sinks' files start with a dot: nothing else is looked at further.
+                guard name.hasPrefix("."), let target = temporaryFileTarget(name) else { continue }
+                let path = directory + "/" + name
+                var info = stat()
+                guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                    Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9 < limit
                 else { continue }
-                do {
-                    try remove(path)
-                    outcomes.append(.removed(path))
-                } catch {
-                    outcomes.append(.failed(path, "\(error)"))
-                }
+                found.append(TemporaryFile(directory: directory, path: path, target: directory + "/" + target))
             }
         }
-        return outcomes
+        return found.sorted { $0.path < $1.path }
     }
 
     /// The file a sink's temporary file named `name` was to replace (`.NAME.quire-XXXXXX.EXT` → `NAME.EXT`), or

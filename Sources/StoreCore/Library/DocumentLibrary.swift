@@ -13,7 +13,9 @@ import Synchronization
 /// coordinated accesses) runs on the library's thread pool, never on the cooperative pool or an event loop.
 /// Open documents are presented through `FilePresenterCoordinator`: another program's write, move or deletion of
 /// one of their files becomes an event (`changed`, `moved`, `deleted`, `conflict`) within the debounce of
-/// uncoordinated changes. A document that is not open is checked against its files when it next opens.
+/// uncoordinated changes. The documents that are not open are watched through their directories
+/// (``DormantDocuments``: one presenter per directory, the catalog's file index to find the document of a path), so
+/// a dormant document costs no memory; a change opens it, which records what changed.
 public final class DocumentLibrary: Sendable {
     struct State {
         var open: [DocumentID: OpenDocument] = [:]
@@ -70,16 +72,10 @@ public final class DocumentLibrary: Sendable {
     let state = Mutex(State())
     /// Registrations run one at a time (a file may belong to one document only).
     let registrations = OperationLane()
-    /// The presenters of the documents that are not open, by document. Watching and unwatching hold this lock
-    /// throughout (never inside `state`'s), so that a document is never left watched while it is open.
-    let dormant = Mutex<[DocumentID: [DormantFilePresenter]]>([:])
-    /// The queue of the dormant presenters' messages.
-    let dormantQueue: OperationQueue = {
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "quire.dormant-documents"
-        return queue
-    }()
+    /// The watch over the directories of the documents that are not open (set once, in `init`).
+    let dormantBox = Mutex<DormantDocuments?>(nil)
+    /// The store's catch-up with its files (``catchUp()``): whether one runs, and whether another is wanted after it.
+    let catchUpState = Mutex<(running: Bool, again: Bool)>((false, false))
 
     /// Makes the library over an open catalog; starts its thread pool (one thread per core, at least two).
     /// - Parameters:
@@ -156,6 +152,12 @@ public final class DocumentLibrary: Sendable {
             at: incomingDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         uploadBudget = UploadBudget(limit: configuration.uploadBudgetBytes)
         listingCursors = try ListingCursors.ofStore(in: configuration.storeDirectory)
+        dormantBox.withLock {
+            $0 = DormantDocuments(
+                onChange: { [weak self] path in self?.dormantPathChanged(path) },
+                onMove: { [weak self] from, to in self?.dormantPathMoved(from: from, to: to) },
+                onOverflow: { [weak self] directory in self?.changesMayBeLost(in: directory) })
+        }
         (self.fanOut as? LogFollowingFanOut)?.otherNodeRecorded.withLock {
             $0 = { [weak self] event in self?.otherNodeRecorded(event) }
         }
@@ -195,12 +197,7 @@ public final class DocumentLibrary: Sendable {
             _ = try? await lane(id).run {
                 let record = try await self.catalog.document(id)
                 guard let open = self.state.withLock({ $0.open[id] }) else {
-                    if let record, record.state != .deleted {
-                        let watched = self.dormant.withLock { $0[id] != nil }
-                        if !watched || event.type == .moved { self.watchDormant(id, paths: record.files) }
-                    } else {
-                        self.unwatchDormant(id)
-                    }
+                    if let record, record.state != .deleted { self.watchDormant(id, paths: record.files) }
                     return
                 }
                 guard !open.document.hasUnsavedChanges, open.document.conflict == nil else {
@@ -230,20 +227,19 @@ public final class DocumentLibrary: Sendable {
 
     // MARK: lifecycle
 
-    /// Removes the temporary files of interrupted writes (``removeOrphanedTemporaryFiles()``), then opens the most
-    /// recently updated documents (up to the bound), so that their files are watched from the start; a document
-    /// whose files changed while the service was down gets its event now.
-    public func openRecentDocuments() async {
-        // In a cluster another node's write in flight has such a file: only a node alone may remove them.
-        if configuration.database == nil { await removeOrphanedTemporaryFiles() }
-        guard let records = try? await catalog.documents() else { return }
-        let recent = records.sorted { $0.updatedAt > $1.updatedAt }.prefix(configuration.maxOpenDocuments)
-        for record in recent where record.state != .deleted {
-            _ = try? await lane(record.id).run { try await self.openDocument(record.id, password: nil) }
+    /// Starts watching the directories that hold documents' files (the store's `files/` and those the catalog's
+    /// directory index names: a handful of presenters, whatever the number of documents). Fast and independent of
+    /// the store's size: what changed while the service was down is found by ``catchUp()``, in the background.
+    public func start() async {
+        var directories = [uploadDirectory.path]
+        do {
+            directories += try await catalog.documentDirectories()
+        } catch {
+            logger.warning(
+                "the directories of registered documents cannot be read from the catalog: only the upload directory is watched until the next start",
+                metadata: ["error": "\(error)"])
         }
-        for record in records where record.state != .deleted {
-            watchDormant(record.id, paths: record.files)
-        }
+        dormant?.watch(directories: directories)
     }
 
     /// Closes every document (presenters unobserved), ends every event stream and stops the thread pool.
@@ -257,10 +253,7 @@ public final class DocumentLibrary: Sendable {
             return Array(state.open.values)
         }
         for document in documents { document.close() }
-        dormant.withLock { dormant in
-            for presenter in dormant.values.joined() { FileCoordinator.removeFilePresenter(presenter) }
-            dormant.removeAll()
-        }
+        dormant?.stop()
         metrics.openDocuments.record(0)
         events.finishAll()
         if configuration.database != nil { try? FileManager.default.removeItem(at: incomingDirectory) }
@@ -437,7 +430,6 @@ public final class DocumentLibrary: Sendable {
             metrics.openDocuments.record(state.open.count)
             return evicted
         }
-        unwatchDormant(opened.id)
         for document in evicted {
             document.close()
             watchDormant(document.id, paths: document.providers.map(\.fileURL.path))
@@ -454,30 +446,50 @@ public final class DocumentLibrary: Sendable {
             })
     }
 
-    /// Watches the files of document `id`, which is not open, through ``DormantFilePresenter``s: a change opens
-    /// it (which records the change), a rename is recorded as a move. Nothing happens if it is open (again) or the
-    /// service is stopping.
+    /// The watch over the documents that are not open.
+    var dormant: DormantDocuments? { dormantBox.withLock { $0 } }
+
+    /// The directories watched for the documents that are not open (one presenter each), sorted.
+    package var watchedDirectories: [String] { dormant?.directories ?? [] }
+
+    /// Makes sure the files of document `id`, which is not open (evicted, new, moved, or another node's), are
+    /// watched: their directories are (``DormantDocuments``), which costs nothing per document.
     func watchDormant(_ id: DocumentID, paths: [String]) {
-        dormant.withLock { dormant in
-            let skip = state.withLock { $0.isShutDown || $0.open[id] != nil }
-            for presenter in dormant.removeValue(forKey: id) ?? [] { FileCoordinator.removeFilePresenter(presenter) }
-            guard !skip else { return }
-            let presenters = paths.map { path in
-                DormantFilePresenter(
-                    id: id, url: URL(fileURLWithPath: path), queue: dormantQueue,
-                    onChange: { [weak self] id in self?.dormantFileChanged(id) },
-                    onMove: { [weak self] id, from, to in self?.dormantFileMoved(id, from: from, to: to) })
+        dormant?.watch(directoriesOf: paths)
+    }
+
+    /// A file in a watched directory was written, created, replaced or deleted: the documents that hold it and are
+    /// not open are opened, which records the change (an open document's own presenters tell it).
+    func dormantPathChanged(_ path: String) {
+        Task {
+            guard let holders = try? await catalog.documents(holdingAnyOf: [path]) else { return }
+            for record in holders where record.state != .deleted && state.withLock({ $0.open[record.id] == nil }) {
+                dormantFileChanged(record.id)
             }
-            for presenter in presenters { FileCoordinator.addFilePresenter(presenter) }
-            dormant[id] = presenters
         }
     }
 
-    /// Stops watching a document that is open now, or gone.
-    func unwatchDormant(_ id: DocumentID) {
-        dormant.withLock { dormant in
-            for presenter in dormant.removeValue(forKey: id) ?? [] { FileCoordinator.removeFilePresenter(presenter) }
+    /// A file in a watched directory was renamed: the records of the documents that hold it and are not open
+    /// follow it, with a `moved` event; a document that held the destination saw its file replaced (an atomic
+    /// save: a temporary file renamed over it).
+    func dormantPathMoved(from: String, to: String) {
+        dormant?.watch(directoriesOf: [to])  // its new directory, if it is a new one
+        dormantPathChanged(to)
+        Task {
+            guard let holders = try? await catalog.documents(holdingAnyOf: [from]) else { return }
+            for record in holders where record.state != .deleted && state.withLock({ $0.open[record.id] == nil }) {
+                dormantFileMoved(record.id, from: URL(fileURLWithPath: from), to: URL(fileURLWithPath: to))
+            }
         }
+    }
+
+    /// A directory's changes may have been lost (its watch was lost and came back, or the kernel's queue
+    /// overflowed): the store catches up with its files again.
+    func changesMayBeLost(in directory: String) {
+        logger.notice(
+            "file changes may have been missed: catching up with every document's files",
+            metadata: ["directory": "\(directory)"])
+        Task { await catchUp() }
     }
 
     /// A file of a document that is not open was written or deleted: opening the document records the change.
@@ -506,9 +518,8 @@ public final class DocumentLibrary: Sendable {
         }
     }
 
-    /// Takes a document out of the cache and stops watching it.
+    /// Takes a document out of the cache (its directory's watch goes on).
     func forget(_ id: DocumentID) {
-        unwatchDormant(id)
         let document = state.withLock { state -> OpenDocument? in
             state.recency.removeAll { $0 == id }
             let document = state.open.removeValue(forKey: id)

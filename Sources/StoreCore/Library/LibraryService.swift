@@ -1,7 +1,7 @@
 import ServiceLifecycle
 
-/// Runs a ``DocumentLibrary`` inside the service group: opens the recently used documents at start, and on
-/// graceful shutdown (SIGTERM, SIGINT) closes every document and unregisters its presenters, then frees the
+/// Runs a ``DocumentLibrary`` inside the service group: watches the documents' directories at start and catches
+/// up with their files in the background, and on graceful shutdown (SIGTERM, SIGINT) closes every document and unregisters its presenters, then frees the
 /// store's lock.
 public struct LibraryService: Service {
     private let library: DocumentLibrary
@@ -13,10 +13,10 @@ public struct LibraryService: Service {
         self.storeLock = storeLock
     }
 
-    /// Opens recent documents, runs the event fan-out (a cluster node's follower of the shared log), the node's
+    /// Watches the documents' directories, catches up with their files in the background, runs the event fan-out (a cluster node's follower of the shared log), the node's
     /// heartbeats and sweeps, and the periodic content check (when configured) until shutdown, closes everything, frees the store's lock. Throws nothing.
     public func run() async throws {
-        await library.openRecentDocuments()
+        await library.start()
         let fanOut = library.fanOut
         let membership = library.membership
         let library = library
@@ -30,6 +30,7 @@ public struct LibraryService: Service {
                             Task { await library.takeIn(taken) }
                         })
                 }
+                group.addTask { await library.catchUp() }
                 group.addTask { await library.runContentChecks() }
                 group.addTask { try? await gracefulShutdown() }
             }

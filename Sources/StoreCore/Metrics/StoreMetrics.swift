@@ -28,6 +28,12 @@ public final class StoreMetrics: Sendable {
     /// Event streams ended because their reader fell too far behind the live feed
     /// (`quire_event_streams_cut_off_total`); each got a final `resume` event and resumes from the log.
     public let eventStreamsCutOff: CoreMetrics.Counter
+    /// Documents whose files the catch-up with the store's files looked at (`quire_catch_up_documents_total`).
+    public let catchUpDocuments: CoreMetrics.Counter
+    /// Documents the catch-up found changed and opened, which recorded the change (`quire_catch_up_changed_total`).
+    public let catchUpChanged: CoreMetrics.Counter
+    /// 1 while a catch-up with the store's files runs, 0 otherwise (`quire_catch_up_running`).
+    public let catchUpRunning: CoreMetrics.Gauge
 
     /// Makes the metrics on `registry` (a new one by default).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -49,9 +55,13 @@ public final class StoreMetrics: Sendable {
         pdfWorkerRestarts = CoreMetrics.Counter(label: "quire_pdf_worker_restarts_total", factory: factory)
         takeovers = CoreMetrics.Counter(label: "quire_cluster_takeovers_total", factory: factory)
         eventStreamsCutOff = CoreMetrics.Counter(label: "quire_event_streams_cut_off_total", factory: factory)
+        catchUpDocuments = CoreMetrics.Counter(label: "quire_catch_up_documents_total", factory: factory)
+        catchUpChanged = CoreMetrics.Counter(label: "quire_catch_up_changed_total", factory: factory)
+        catchUpRunning = CoreMetrics.Gauge(label: "quire_catch_up_running", factory: factory)
         openDocuments.record(0)
         conflicts.record(0)
         pdfQueueLength.record(0)
+        catchUpRunning.record(0)
     }
 
     /// The factory behind these metrics, for `MetricsSystem.bootstrap` in an executable.
