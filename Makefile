@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 
 .PHONY: all deps browser-deps build run cluster compare-cluster compare-web test browser-test release clean fixtures fuzz bench compare compare-coordination \
-	compare-store contract chaos
+	compare-store contract chaos bench-scale
 
 all: build
 
@@ -130,6 +130,14 @@ compare-web: deps browser-deps
 	$(SWIFT) build -c release --scratch-path .build-release --product quire-pdf
 	QUIRE_BROWSER_BINARY=$(CURDIR)/.build-release/release/quire FIRST_PAINT_BOUND_MS=1000 \
 	  Tests/browser/run.sh test_first_paint_of_a_thousand_documents
+
+# A store of BENCH_SCALE_DOCUMENTS documents (default 100,000) on one node, release build: uploads/s as it fills,
+# memory per document, a page of the listing, an external change to its SSE event, restart and stop (one table).
+BENCH_SCALE_DOCUMENTS ?= 100000
+bench-scale: deps
+	SWIFT=$(SWIFT) scripts/release-build.sh --scratch-path .build-release quire-store quire-pdf
+	python3 Benchmarks/bench-scale.py "$$(SWIFT=$(SWIFT) scripts/release-build.sh --scratch-path .build-release --show-bin-path)" \
+	  $(BENCH_SCALE_DOCUMENTS)
 
 clean:
 	rm -rf .build
