@@ -229,7 +229,7 @@ public struct Catalog: CatalogDatabase {
     /// This is how one node's live feed publishes events without a gap and never out of order, however many
     /// writers commit at once. `observer` must not block (it runs on the writer); a later call replaces it.
     package func observeCommittedEvents(_ observer: @escaping @Sendable (StoreEvent) -> Void) {
-        commitObserver.observer.withLock { $0 = observer }
+        commitObserver.observer.withLock { $0 = Callback(observer) }
     }
 
     private func append(_ event: StoreEvent?, _ db: Database, version: Int64?) throws -> StoreEvent? {
@@ -238,7 +238,7 @@ public struct Catalog: CatalogDatabase {
         try event.insert(db)
         if let observer = commitObserver.observer.withLock({ $0 }) {
             let committed = event
-            db.afterNextTransaction(onCommit: { _ in observer(committed) })
+            db.afterNextTransaction(onCommit: { _ in observer.call(committed) })
         }
         return event
     }
@@ -279,5 +279,5 @@ public struct Catalog: CatalogDatabase {
 
 /// The holder of a catalog's commit observer (the catalog is a value; its observer is shared by its copies).
 private final class CommitObserver: Sendable {
-    let observer = Mutex<(@Sendable (StoreEvent) -> Void)?>(nil)
+    let observer = Mutex<Callback<StoreEvent>?>(nil)
 }

@@ -30,7 +30,11 @@ extension DocumentLibrary {
                 "the owner of document \(id.rawValue) cannot be read: \(error)", retryAfterSeconds: 1)
         }
         remember(owner, of: id)
-        if case .this(let previous?) = owner { await takeIn(id, from: previous) }
+        if case .this(let previous?) = owner {
+            metrics.takeovers.increment()
+            logger.notice("took over a document from a dead node", metadata: ["document": "\(id)", "from": "\(previous)"])
+            await takeIn(id, from: previous)
+        }
         return owner
     }
 
@@ -65,9 +69,45 @@ extension DocumentLibrary {
 
     /// Takes in the documents this node's sweep took over from dead nodes (``NodeMembership``).
     func takeIn(_ takeovers: [DocumentTakeover]) async {
-        for takeover in takeovers {
-            remember(.this(takenOverFrom: nil), of: takeover.document)
-            await takeIn(takeover.document, from: takeover.from)
+        let fromDeadNodes = takeovers.filter { $0.from != nil }
+        if !fromDeadNodes.isEmpty {
+            metrics.takeovers.increment(by: fromDeadNodes.count)
+            logger.notice(
+                "took over documents from dead nodes",
+                metadata: [
+                    "documents": "\(fromDeadNodes.count)",
+                    "from": "\(Set(fromDeadNodes.compactMap(\.from)).sorted().joined(separator: ", "))",
+                ])
+        }
+        let previous = Dictionary(takeovers.map { ($0.document, $0.from) }, uniquingKeysWith: { first, _ in first })
+        // In bulk: a page of records at a time, and only the documents that need it are opened (the dead owner's
+        // edits or conflict, a copy this node holds, or files changed after the record): the others are this
+        // node's now without any work, so 100,000 documents change hands in seconds.
+        let ids = takeovers.map(\.document)
+        for start in stride(from: 0, to: ids.count, by: Self.catchUpPageSize) {
+            let chunk = ids[start..<min(ids.count, start + Self.catchUpPageSize)]
+            let records: [DocumentRecord]
+            do {
+                records = try await catalog.documents(ids: chunk.map(\.rawValue))
+            } catch {
+                logger.warning(
+                    "documents taken over were not checked: the catalog cannot be read",
+                    metadata: ["documents": "\(chunk.count)", "error": "\(error)"])
+                continue
+            }
+            let held = state.withLock { state in Set(chunk.filter { state.open[$0] != nil }) }
+            let candidates = records.filter { $0.state != .deleted }
+            let suspects =
+                (try? await blocking {
+                    candidates.filter { record in
+                        record.state == .dirty || record.state.conflictType != nil || held.contains(record.id)
+                            || Self.filesChanged(after: record)
+                    }
+                }) ?? candidates
+            for record in suspects {
+                remember(.this(takenOverFrom: nil), of: record.id)
+                await takeIn(record.id, from: previous[record.id] ?? nil)
+            }
         }
     }
 
@@ -76,10 +116,6 @@ extension DocumentLibrary {
     /// catalog). The dead owner's unsaved edits and the conflict it held are lost with it: a record that still
     /// says `dirty` or `conflict` is set to what the files say, without an event.
     private func takeIn(_ id: DocumentID, from previous: String?) async {
-        if let previous {
-            metrics.takeovers.increment()
-            logger.notice("took over a document from a dead node", metadata: ["document": "\(id)", "from": "\(previous)"])
-        }
         do {
             try await lane(id).run {
                 // A deleted document is not opened. Opening reconciles the record with the files (so it is read

@@ -159,10 +159,10 @@ public final class DocumentLibrary: Sendable {
                 onOverflow: { [weak self] directory in self?.changesMayBeLost(in: directory) })
         }
         (self.fanOut as? LogFollowingFanOut)?.otherNodeRecorded.withLock {
-            $0 = { [weak self] event in self?.otherNodeRecorded(event) }
+            $0 = Callback { [weak self] event in self?.otherNodeRecorded(event) }
         }
         (self.fanOut as? LogFollowingFanOut)?.listenerStarted.withLock {
-            $0 = { [weak self] in
+            $0 = Callback { [weak self] _ in
                 guard let self else { return }
                 // Another node's edit reaches this node's cache only by notification: those sent while the
                 // listener was down are lost, so every cached answer goes.
@@ -170,7 +170,7 @@ public final class DocumentLibrary: Sendable {
             }
         }
         (self.fanOut as? LogFollowingFanOut)?.documentTouched.withLock {
-            $0 = { [weak self] id in
+            $0 = Callback { [weak self] id in
                 guard let self else { return }
                 self.invalidateInfo(id)
                 // A takeover's record says so without an event.

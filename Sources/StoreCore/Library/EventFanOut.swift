@@ -66,12 +66,12 @@ final class LogFollowingFanOut: EventFanOut {
     /// The ids of the events this node committed and the follower has not handed on yet.
     private let mine = Mutex<Set<Int64>>([])
     /// Told of each event another node recorded, as it is handed on (the library forgets what it holds stale).
-    let otherNodeRecorded = Mutex<(@Sendable (StoreEvent) -> Void)?>(nil)
+    let otherNodeRecorded = Mutex<Callback<StoreEvent>?>(nil)
     /// Told of each document a node changed in the catalog without an event (its state after an edit, say).
-    let documentTouched = Mutex<(@Sendable (DocumentID) -> Void)?>(nil)
+    let documentTouched = Mutex<Callback<DocumentID>?>(nil)
     /// Told each time the listening connection (re)starts: the notifications sent while it was down are lost, so
     /// whatever the node cached of documents other nodes may have changed meanwhile is stale.
-    let listenerStarted = Mutex<(@Sendable () -> Void)?>(nil)
+    let listenerStarted = Mutex<Callback<Void>?>(nil)
 
     init(
         broadcaster: EventBroadcaster, log: any EventLog, client: PostgresClient, pollInterval: Duration,
@@ -140,7 +140,7 @@ final class LogFollowingFanOut: EventFanOut {
                 if mine.withLock({ $0.remove(id) }) == nil {
                     // Another node's event: how long it took from the log (the database's clock) to this node.
                     metrics.recordNotificationLag(.seconds(Date().timeIntervalSince(event.at)))
-                    told?(event)
+                    told?.call(event)
                 }
             }
             if events.count < 500 { return }
@@ -162,7 +162,7 @@ final class LogFollowingFanOut: EventFanOut {
             do {
                 try await client.withConnection { connection in
                     try await connection.listen(on: PostgresCatalog.notificationChannel) { notifications in
-                        self.listenerStarted.withLock { $0 }?()  // what no one listened to was lost
+                        self.listenerStarted.withLock { $0 }?.call(())  // what no one listened to was lost
                         self.wake.yield()  // whatever was appended while no one listened
                         for try await notification in notifications {
                             let payload = notification.payload
@@ -170,7 +170,7 @@ final class LogFollowingFanOut: EventFanOut {
                                 let id = DocumentID(
                                     rawValue: String(payload.dropFirst(PostgresCatalog.documentNotificationPrefix.count)))
                             {
-                                self.documentTouched.withLock { $0 }?(id)
+                                self.documentTouched.withLock { $0 }?.call(id)
                             } else {
                                 self.wake.yield()
                             }

@@ -54,12 +54,13 @@ public final class NodeMembership: Sendable {
         return ContinuousClock.now - since >= Self.liveness
     }
 
-    /// How many documents one sweep takes over at most (the next sweep, an `interval` later, takes more).
-    static let takeoverBatch = 200
+    /// How many documents one statement takes over at most; a sweep repeats it while batches come back full, so
+    /// a dead node's 100,000 documents are claimed in ten statements.
+    static let takeoverBatch = 10_000
 
     /// Heartbeats until the task is cancelled, then leaves the registry. After each heartbeat, once the node
-    /// listens, it sweeps: the documents whose owners are dead (or that have none) are claimed for this node, at
-    /// most ``takeoverBatch`` a time, and handed to `takeIn`.
+    /// listens, it sweeps: the documents whose owners are dead (or that have none) are claimed for this node,
+    /// ``takeoverBatch`` a statement until none is left, and handed to `takeIn`.
     func run(
         openDocuments: @escaping @Sendable () -> Int,
         takeIn: @escaping @Sendable ([DocumentTakeover]) async -> Void = { _ in }
@@ -72,9 +73,11 @@ public final class NodeMembership: Sendable {
                 failing = false
                 healthySince.withLock { if $0 == nil { $0 = .now } }
                 if address.withLock({ $0 }) != "starting", mayTakeOver {
-                    let taken = try await registry.takeOver(
-                        for: id, liveness: Self.liveness, limit: Self.takeoverBatch)
-                    if !taken.isEmpty { await takeIn(taken) }
+                    var taken: [DocumentTakeover]
+                    repeat {
+                        taken = try await registry.takeOver(for: id, liveness: Self.liveness, limit: Self.takeoverBatch)
+                        if !taken.isEmpty { await takeIn(taken) }
+                    } while taken.count == Self.takeoverBatch && !Task.isCancelled
                 }
             } catch {
                 healthySince.withLock { $0 = nil }
