@@ -131,4 +131,22 @@ struct NodeRegistryTests {
             #expect(try await registry.nodes(liveness: .seconds(5)).map(\.node.ownedDocuments).reduce(0, +) == 30)
         }
     }
+    @Test("a document just made without an owner is left to its maker; one older than the liveness window is swept")
+    func newDocumentsAreTheirMakers() async throws {
+        try await CatalogPlace.with(.postgres) { place in
+            let catalog = try await place.open()
+            let registry = Self.registry(place, catalog)
+            try await registry.heartbeat(Self.node("b"))
+            var fresh = CatalogTests.record("fresh")
+            fresh.createdAt = Date()
+            var old = CatalogTests.record("old")
+            old.createdAt = Date(timeIntervalSinceNow: -60)
+            try await catalog.insert(fresh)
+            try await catalog.insert(old)
+            // Between the insert and its maker's claim, another node's sweep must not take it.
+            let taken = try await registry.takeOver(for: "b", liveness: .seconds(5), limit: 10)
+            #expect(taken.map(\.document.rawValue) == ["old"])
+            #expect(try await registry.owner(of: fresh.id, claimingFor: "maker", liveness: .seconds(5)) == .this(takenOverFrom: nil))
+        }
+    }
 }

@@ -562,7 +562,8 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
 
     /// Claims for `node` at most `limit` documents whose owner is dead (rows another node is claiming at the
     /// same moment are skipped, not waited for), then as many documents as are left of `limit` that have no
-    /// owner at all (made before owners were kept).
+    /// owner at all (made before owners were kept, or whose maker died before it claimed them) and entered the
+    /// store more than `liveness` ago: a document just made is its maker's, which claims it right after.
     /// - Throws: ``CatalogError/databaseFailed(path:operation:reason:)``, or `CancellationError`.
     public func takeOver(for node: String, liveness: Duration, limit: Int) async throws -> [DocumentTakeover] {
         let window = Self.milliseconds(liveness)
@@ -593,6 +594,7 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
                 INSERT INTO quire_owners (document_id, node_id)
                 SELECT d.id, \(node) FROM quire_documents d
                 WHERE NOT EXISTS (SELECT 1 FROM quire_owners o WHERE o.document_id = d.id)
+                    AND d.created_at < \(unescaped: Self.now) - \(window)
                 ORDER BY d.id LIMIT \(left)
                 ON CONFLICT (document_id) DO NOTHING RETURNING document_id
                 """, logger: logger
