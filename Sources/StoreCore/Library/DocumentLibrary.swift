@@ -18,9 +18,8 @@ import Synchronization
 /// a dormant document costs no memory; a change opens it, which records what changed.
 public final class DocumentLibrary: Sendable {
     struct State {
-        var open: [DocumentID: OpenDocument] = [:]
-        /// Open documents, least recently used first.
-        var recency: [DocumentID] = []
+        /// The open documents, least recently used first (``OpenDocumentCache``).
+        var open = OpenDocumentCache<OpenDocument>()
         /// The lanes of the documents that have an operation running or waiting, with how many there are: a lane
         /// leaves the map when its last operation ends (in the same critical section as the count reaching zero),
         /// so a newcomer either joins the lane that is still in use or makes a fresh one no one else holds.
@@ -246,11 +245,7 @@ public final class DocumentLibrary: Sendable {
     public func shutdown() async {
         let documents = state.withLock { state -> [OpenDocument] in
             state.isShutDown = true
-            defer {
-                state.open.removeAll()
-                state.recency.removeAll()
-            }
-            return Array(state.open.values)
+            return state.open.removeAll()
         }
         for document in documents { document.close() }
         dormant?.stop()
@@ -411,21 +406,10 @@ public final class DocumentLibrary: Sendable {
             guard !state.isShutDown else {
                 throw StoreError.unavailable("the service is stopping", retryAfterSeconds: nil)
             }
-            state.open[opened.id] = opened
-            state.recency.append(opened.id)
-            var evicted: [OpenDocument] = []
-            var index = 0
-            while state.open.count > configuration.maxOpenDocuments, index < state.recency.count {
-                let candidate = state.recency[index]
-                if candidate != opened.id, let document = state.open[candidate],
-                    !document.document.hasUnsavedChanges, document.document.conflict == nil
-                {
-                    state.open.removeValue(forKey: candidate)
-                    state.recency.remove(at: index)
-                    evicted.append(document)
-                } else {
-                    index += 1
-                }
+            state.open.insert(opened, for: opened.id)
+            // Never one with unsaved edits or in conflict: those stay open whatever the bound.
+            let evicted = state.open.evict(downTo: configuration.maxOpenDocuments, keeping: opened.id) { open in
+                !open.document.hasUnsavedChanges && open.document.conflict == nil
             }
             metrics.openDocuments.record(state.open.count)
             return evicted
@@ -521,8 +505,7 @@ public final class DocumentLibrary: Sendable {
     /// Takes a document out of the cache (its directory's watch goes on).
     func forget(_ id: DocumentID) {
         let document = state.withLock { state -> OpenDocument? in
-            state.recency.removeAll { $0 == id }
-            let document = state.open.removeValue(forKey: id)
+            let document = state.open.remove(id)
             metrics.openDocuments.record(state.open.count)
             return document
         }
@@ -532,12 +515,7 @@ public final class DocumentLibrary: Sendable {
     /// The open document `id`, marked most recently used; nil when it is not open.
     private func touch(_ id: DocumentID) -> OpenDocument? {
         state.withLock { state in
-            guard let open = state.open[id] else { return nil }
-            if let index = state.recency.firstIndex(of: id) {
-                state.recency.remove(at: index)
-                state.recency.append(id)
-            }
-            return open
+            state.open.touch(id)
         }
     }
 
