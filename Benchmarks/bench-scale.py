@@ -17,15 +17,13 @@ import json
 import os
 import queue
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-from quire_service import free_port
+from quire_service import free_port, start_service, stop_service
 
 CLIENTS = 8
 
@@ -83,40 +81,6 @@ def request(connection, method, path, body=None, headers=None):
 def percentile(values, fraction):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
-
-
-def start_service(build, work, port):
-    environment = dict(os.environ, QUIRE_COORDINATION_DIR=f"{work}/coordination", QUIRE_LOG_LEVEL="error")
-    started = time.monotonic()
-    server = subprocess.Popen(
-        [f"{build}/quire-store", "serve", "--port", str(port), "--store", f"{work}/store", "--root", f"{work}/root"],
-        env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = started + 60
-    while True:
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            status, _, _ = request(connection, "GET", "/health")
-            connection.close()
-            if status == 200:
-                return server, time.monotonic() - started
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            server.kill()
-            raise SystemExit("the service did not answer /health within 60 s")
-        time.sleep(0.01)
-
-
-def stop_service(server):
-    started = time.monotonic()
-    server.send_signal(signal.SIGTERM)
-    try:
-        server.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
-        return None
-    return time.monotonic() - started
 
 
 def fill(port, count):

@@ -10,34 +10,58 @@ def free_port():
         return s.getsockname()[1]
 
 
+def start_service(build, work, port):
+    """Starts `BUILD/quire-store serve` over `WORK/store` with the root `WORK/root` (its PDF workers are the
+    quire-pdf next to it); returns the process and the seconds until `/health` answered 200 (at most 60)."""
+    environment = dict(os.environ, QUIRE_COORDINATION_DIR=f"{work}/coordination", QUIRE_LOG_LEVEL="error")
+    started = time.monotonic()
+    server = subprocess.Popen(
+        [f"{build}/quire-store", "serve", "--port", str(port), "--store", f"{work}/store", "--root", f"{work}/root"],
+        env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while True:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection.request("GET", "/health")
+            response = connection.getresponse()
+            response.read()
+            connection.close()
+            if response.status == 200:
+                return server, time.monotonic() - started
+        except OSError:
+            pass
+        if time.monotonic() - started > 60:
+            server.kill()
+            raise SystemExit("the service did not answer /health within 60 s")
+        time.sleep(0.01)
+
+
+def stop_service(server):
+    """SIGTERM, then SIGKILL after 60 s; returns the seconds a graceful stop took, None when it had to be killed."""
+    started = time.monotonic()
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+        return None
+    return time.monotonic() - started
+
+
 @contextlib.contextmanager
 def running_service(build, prefix):
-    """Starts `BUILD/quire-store serve` (its PDF workers are the quire-pdf next to it) with a store and a root in
-    a new directory; yields (port, pid) once it accepts connections; stops it and removes the directory after."""
+    """Starts `BUILD/quire-store serve` with a store and a root in a new directory; yields (port, pid) once it
+    answers /health; stops it and removes the directory after."""
     work = tempfile.mkdtemp(prefix=prefix)
     for name in ("store", "root"):
         os.makedirs(f"{work}/{name}")
     os.makedirs(f"{work}/coordination", mode=0o700)
     port = free_port()
-    environment = dict(os.environ, QUIRE_COORDINATION_DIR=f"{work}/coordination", QUIRE_LOG_LEVEL="error")
-    server = subprocess.Popen(
-        [f"{build}/quire-store", "serve", "--port", str(port), "--store", f"{work}/store", "--root", f"{work}/root"],
-        env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server, _ = start_service(build, work, port)
     try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port)).close()
-                break
-            except OSError:
-                time.sleep(0.05)
         yield port, server.pid
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_service(server)
         shutil.rmtree(work, ignore_errors=True)
 
 
