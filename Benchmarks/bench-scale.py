@@ -23,7 +23,7 @@ import tempfile
 import threading
 import time
 
-from quire_service import free_port, start_service, stop_service
+from quire_service import event_stream, free_port, next_event, start_service, stop_service
 
 CLIENTS = 8
 
@@ -145,12 +145,7 @@ def page_latencies(port, query, pages):
 
 def sse_latency(port, ids, rounds):
     """Median ms from an atomic replace of a clean document's file to its `changed` event."""
-    # http.client undoes the chunked transfer coding: the stream's lines are the events' lines.
-    events = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    events.request("GET", "/events", headers={"Accept": "text/event-stream"})
-    stream = events.getresponse()
-    while b"connected" not in stream.readline():
-        pass
+    stream = event_stream(port)
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     delays = []
     for index in range(rounds):
@@ -162,21 +157,10 @@ def sse_latency(port, ids, rounds):
             handle.write(one_page_pdf(10_000_000 + index))
         started = time.monotonic()
         os.rename(staging, path)
-        kind = None
-        while True:
-            line = stream.readline()
-            if not line:
-                raise SystemExit("the event stream ended")
-            line = line.rstrip(b"\r\n")
-            if line.startswith(b"event: "):
-                kind = line[7:].decode()
-            elif line.startswith(b"data: ") and kind == "changed" and document.encode() in line:
-                delays.append((time.monotonic() - started) * 1000)
-                break
-            elif line == b"":
-                kind = None
+        next_event(stream, "changed", containing=document)
+        delays.append((time.monotonic() - started) * 1000)
         time.sleep(0.05)  # past the debounce window: each round is its own change
-    events.close()
+    stream.close()
     connection.close()
     return statistics.median(delays)
 

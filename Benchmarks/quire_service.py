@@ -65,6 +65,33 @@ def running_service(build, prefix):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def event_stream(port, host="127.0.0.1"):
+    """GET /events on a connection of its own, once its `connected` comment arrived: the response, whose lines
+    are the stream's (http.client undoes the chunked transfer coding)."""
+    connection = http.client.HTTPConnection(host, port, timeout=30)
+    connection.request("GET", "/events", headers={"Accept": "text/event-stream"})
+    stream = connection.getresponse()
+    while b"connected" not in stream.readline():
+        pass
+    return stream
+
+
+def next_event(stream, wanted, containing=None):
+    """Reads the stream's lines until an event of type `wanted` whose data holds `containing` (any, when None)."""
+    kind = None
+    while True:
+        line = stream.readline()
+        if not line:
+            raise SystemExit("the event stream ended")
+        line = line.rstrip(b"\r\n")
+        if line.startswith(b"event: "):
+            kind = line[7:].decode()
+        elif line.startswith(b"data: ") and kind == wanted and (containing is None or containing.encode() in line):
+            return
+        elif line == b"":
+            kind = None
+
+
 def info_rate(port, document, count, suffix=""):
     """GET /documents/DOCUMENT[SUFFIX] `count` times on one keep-alive connection; requests per second."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
