@@ -123,7 +123,8 @@ compare-cluster: deps
 	$(SWIFT) build -c release --product quire-pdf
 	python3 Benchmarks/cluster-latency.py .build/release
 
-# The web page's first paint of 1,000 documents on a release build (target: under 1 s), in headless Chromium.
+# The web page's first paint of a store of 1,000 documents (its first page of 100) on a release build (target:
+# under 1 s), in headless Chromium.
 compare-web: deps browser-deps
 	$(SWIFT) build -c release --scratch-path .build-release --product quire
 	$(SWIFT) build -c release --scratch-path .build-release --product quire-store
