@@ -41,6 +41,8 @@ extension DocumentLibrary {
     /// The info of an open document, from the catalog record and the document. Call inside its lane.
     func info(of open: OpenDocument) async throws -> (DocumentRepresentations.Info, EntityTag) {
         if let cached = open.cachedInfo { return cached }
+        // Read before the record: an invalidation from here on means the record read may be stale.
+        let generation = open.answersGeneration
         let record = try await record(open.id)
         let document = open.document
         let pages = try await blocking { () -> [DocumentRepresentations.Page] in
@@ -72,7 +74,7 @@ extension DocumentLibrary {
             size: record.size,
             createdAt: timestamp(record.createdAt), updatedAt: timestamp(record.updatedAt))
         let json = ByteBuffer(bytes: try DocumentRepresentations.encoder.encode(info))
-        open.cacheInfo(info, tag: record.validator, json: json)
+        open.cacheInfo(info, tag: record.validator, json: json, builtAt: generation)
         return (info, record.validator)
     }
 

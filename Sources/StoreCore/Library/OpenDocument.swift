@@ -19,7 +19,10 @@ final class OpenDocument: @unchecked Sendable {
     nonisolated(unsafe) private var observers: [any NSObjectProtocol] = []
     private let watcher = Mutex<Task<Void, Never>?>(nil)
     /// What the document last answered, until it or its record changes (``invalidateInfo()``).
-    private let answers = Mutex<Answers?>(nil)
+    /// The cached answers and their generation: every invalidation moves the generation, and answers built from
+    /// what was read before it are not kept (a notification of another node's change can arrive while a request
+    /// builds the info from the record it read just before).
+    private let answers = Mutex<(answers: Answers?, generation: UInt64)>((nil, 0))
 
     /// The info, its JSON and the content as response bodies: built once, shared by every response (a
     /// `ByteBuffer` is copied on write only).
@@ -41,15 +44,25 @@ final class OpenDocument: @unchecked Sendable {
     }
 
     /// The answers built since the last change, if any.
-    var cachedAnswers: Answers? { answers.withLock { $0 } }
+    var cachedAnswers: Answers? { answers.withLock { $0.answers } }
+
+    /// The generation of the cached answers: read it before reading what an answer is built from, and pass it to
+    /// ``cacheInfo(_:tag:json:builtAt:)``.
+    var answersGeneration: UInt64 { answers.withLock { $0.generation } }
 
     /// The info last answered, if nothing changed since.
-    var cachedInfo: (DocumentRepresentations.Info, EntityTag)? { answers.withLock { $0.map { ($0.info, $0.tag) } } }
+    var cachedInfo: (DocumentRepresentations.Info, EntityTag)? {
+        answers.withLock { $0.answers.map { ($0.info, $0.tag) } }
+    }
 
-    /// Keeps the current info (and its JSON).
-    func cacheInfo(_ info: DocumentRepresentations.Info, tag: EntityTag, json: ByteBuffer) {
+    /// Keeps the info (and its JSON) built from what was read at `generation`; dropped when the answers were
+    /// invalidated since (they would describe a version that is no longer the record's).
+    func cacheInfo(_ info: DocumentRepresentations.Info, tag: EntityTag, json: ByteBuffer, builtAt generation: UInt64) {
         let contentTag = EntityTag(headerValue: info.contentEtag) ?? tag
-        answers.withLock { $0 = Answers(info: info, tag: tag, json: json, contentTag: contentTag) }
+        answers.withLock { cache in
+            guard cache.generation == generation else { return }
+            cache.answers = Answers(info: info, tag: tag, json: json, contentTag: contentTag)
+        }
     }
 
     /// The first file that is no longer a readable PDF, and why (nil when every file opens, or only a password
@@ -76,16 +89,21 @@ final class OpenDocument: @unchecked Sendable {
     /// The content and tag of the version the cached answers describe, without waiting for anything: nil when no
     /// answers are cached (a change dropped them), the document has no bytes, or it is damaged.
     func cachedContent() -> (ByteBuffer, EntityTag)? {
-        guard let answers = answers.withLock({ $0 }), answers.info.damage == nil else { return nil }
+        guard let answers = answers.withLock({ $0.answers }), answers.info.damage == nil else { return nil }
         if let content = answers.content { return (content, answers.contentTag) }
         guard let bytes = providers.first?.lastReadContents else { return nil }
         let buffer = ByteBuffer(bytes: bytes)
-        self.answers.withLock { if $0?.tag == answers.tag, $0?.content == nil { $0?.content = buffer } }
+        self.answers.withLock { if $0.answers?.tag == answers.tag, $0.answers?.content == nil { $0.answers?.content = buffer } }
         return (buffer, answers.contentTag)
     }
 
     /// Forgets the cached answers: the document or its record changed.
-    func invalidateInfo() { answers.withLock { $0 = nil } }
+    func invalidateInfo() {
+        answers.withLock { cache in
+            cache.answers = nil
+            cache.generation &+= 1
+        }
+    }
 
     /// Whether `password` is the one that opened the document (always true for one that needed none).
     func accepts(password: String?) -> Bool {
