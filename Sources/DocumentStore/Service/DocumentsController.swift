@@ -197,11 +197,7 @@ public struct DocumentsController: RouteController {
     static func nextPageLink(listing: DocumentListing, cursor: String) -> String {
         var query = ["limit=\(listing.limit)"]
         query += listing.states.sorted().map { "state=\($0.rawValue)" }
-        if let since = listing.updatedSince {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            query.append("updatedSince=" + formatter.string(from: since))
-        }
+        if let since = listing.updatedSince { query.append("updatedSince=" + timestamp(since)) }
         query.append("cursor=" + cursor)  // base64url and '.': nothing to escape
         return "/documents?" + query.joined(separator: "&")
     }

@@ -173,10 +173,7 @@ public enum ListingQuery {
     /// An RFC 3339 date-time, with or without fractional seconds.
     static func parseDate(_ text: String) -> Date? {
         guard text.utf8.count <= 40 else { return nil }
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return plain.date(from: text) ?? fractional.date(from: text)
+        return (try? Date(text, strategy: StoreEvent.timestampFormat))
+            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
     }
 }
