@@ -105,6 +105,20 @@ public struct ServeArguments: ParsableArguments {
         help: ArgumentHelp("How long a connection may stay silent (default: 60).", valueName: "n"))
     public var idleTimeoutSeconds: Int?
 
+    /// The minimum rate of a request body.
+    @Option(
+        name: .customLong("min-body-bytes-per-second"),
+        help: ArgumentHelp(
+            "The slowest average rate a request body may come at after its first 10 seconds; 0 for no minimum "
+                + "(default: 16384).", valueName: "n"))
+    public var minBodyBytesPerSecond: Int?
+
+    /// The body deadline.
+    @Option(
+        name: .customLong("body-timeout-seconds"),
+        help: ArgumentHelp("The most time one request body may take (default: 1800).", valueName: "n"))
+    public var bodyTimeoutSeconds: Int?
+
     /// The connection cap.
     @Option(
         name: .customLong("max-connections"),

@@ -8,7 +8,8 @@ extension ServeArguments {
             store: store, host: host, port: port, coordinationScope: coordinationScope,
             maxUploadBytes: maxUploadBytes, maxOpenDocuments: maxOpenDocuments, maxDPI: maxDPI,
             uploadBudgetBytes: uploadBudgetBytes, headerTimeoutSeconds: headerTimeoutSeconds,
-            idleTimeoutSeconds: idleTimeoutSeconds, maxConnections: maxConnections, pdfWorkers: pdfWorkers,
+            idleTimeoutSeconds: idleTimeoutSeconds, minBodyBytesPerSecond: minBodyBytesPerSecond,
+            bodyTimeoutSeconds: bodyTimeoutSeconds, maxConnections: maxConnections, pdfWorkers: pdfWorkers,
             pdfDeadlineSeconds: pdfDeadlineSeconds, pdfMemoryMiB: pdfMemoryMiB, token: token,
             database: database, contentCheckSeconds: contentCheckSeconds, roots: roots)
     }

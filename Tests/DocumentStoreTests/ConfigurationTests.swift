@@ -238,7 +238,7 @@ struct ConfigurationTests {
             #"invalid configuration: unknown key "prot" in quire.json (known keys: store, host, port, "#
                 + "coordination.scope, maxUploadBytes, maxOpenDocuments, maxDPI, uploadBudgetBytes, "
                 + "headerTimeoutSeconds, "
-                + "idleTimeoutSeconds, maxConnections, pdfWorkers, pdfDeadlineSeconds, pdfMemoryMiB, token, database, "
+                + "idleTimeoutSeconds, minBodyBytesPerSecond, bodyTimeoutSeconds, maxConnections, pdfWorkers, pdfDeadlineSeconds, pdfMemoryMiB, token, database, "
                 + "contentCheckSeconds, roots)"),
         InvalidCase(
             overrides: ConfigurationOverrides(pdfWorkers: 0),

@@ -68,4 +68,54 @@ struct ConnectionDeadlinesTests {
         #expect(deadlines.deadlineReached(now: start + .seconds(60)) == .wait(start + .seconds(110)))
         #expect(deadlines.deadlineReached(now: start + .seconds(110)) == .close(.idleTimeout))
     }
+
+    @Test("a body trickled a byte at a time is cut once it falls below the minimum rate, though it is never idle")
+    func trickledBody() {
+        let pace = ConnectionDeadlines.BodyPace(minimumRate: 1000, grace: .seconds(10), deadline: .seconds(600))
+        var deadlines = ConnectionDeadlines(
+            now: start, headerTimeout: .seconds(10), idleTimeout: .seconds(60), bodyPace: pace)
+        deadlines.requestHeadArrived(now: start)
+        // Within the grace period anything goes; then 1000 bytes a second on average since the head.
+        #expect(deadlines.deadline == start + .seconds(10))
+        deadlines.bodyArrived(5_000, now: start + .seconds(1))
+        #expect(deadlines.deadline == start + .seconds(15))
+        for second in 2...14 {
+            deadlines.bodyArrived(1, now: start + .seconds(second))
+            #expect(deadlines.deadlineReached(now: start + .seconds(second)) != .close(.bodyTooSlow))
+        }
+        // 5,013 bytes buy 15.013 s: a byte every second does not keep it open.
+        #expect(deadlines.deadlineReached(now: start + .milliseconds(15_013)) == .close(.bodyTooSlow))
+    }
+
+    @Test("a body at the minimum rate goes on until the body deadline; a finished body leaves the pace behind")
+    func bodyDeadline() {
+        let pace = ConnectionDeadlines.BodyPace(minimumRate: 1000, grace: .seconds(10), deadline: .seconds(60))
+        var deadlines = ConnectionDeadlines(
+            now: start, headerTimeout: .seconds(10), idleTimeout: .seconds(60), bodyPace: pace)
+        deadlines.requestHeadArrived(now: start)
+        for second in 1...59 {
+            deadlines.bodyArrived(100_000, now: start + .seconds(second))
+            #expect(deadlines.deadlineReached(now: start + .seconds(second)) == .wait(start + .seconds(60)))
+        }
+        #expect(deadlines.deadlineReached(now: start + .seconds(60)) == .close(.bodyTooSlow))
+        // Another connection: its body ends in time, and the service may take as long as it needs.
+        var finished = ConnectionDeadlines(
+            now: start, headerTimeout: .seconds(10), idleTimeout: .seconds(60), bodyPace: pace)
+        finished.requestHeadArrived(now: start)
+        finished.bodyArrived(10, now: start + .seconds(1))
+        finished.requestEnded(now: start + .seconds(1))
+        #expect(finished.deadline == nil)
+        #expect(finished.deadlineReached(now: start + .seconds(100)) == .wait(nil))
+    }
+
+    @Test("without a minimum rate, a slow body is only bound by the idle timeout")
+    func noMinimumRate() {
+        let pace = ConnectionDeadlines.BodyPace(minimumRate: 0, grace: .seconds(10), deadline: .seconds(600))
+        var deadlines = ConnectionDeadlines(
+            now: start, headerTimeout: .seconds(10), idleTimeout: .seconds(60), bodyPace: pace)
+        deadlines.requestHeadArrived(now: start)
+        deadlines.bodyArrived(1, now: start + .seconds(50))
+        #expect(deadlines.deadline == start + .seconds(110))
+        #expect(deadlines.deadlineReached(now: start + .seconds(110)) == .close(.idleTimeout))
+    }
 }

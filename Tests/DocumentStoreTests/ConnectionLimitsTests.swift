@@ -13,6 +13,7 @@ struct ConnectionLimitsTests {
     static func withService(
         maxUploadBytes: Int = 104_857_600, uploadBudgetBytes: Int = 536_870_912,
         keepAliveInterval: Duration = .seconds(15),
+        bodyPace: (minimumRate: Int, grace: Duration, timeout: Duration)? = nil,
         _ body: @escaping @Sendable (_ port: Int, _ store: URL) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory()
@@ -20,9 +21,14 @@ struct ConnectionLimitsTests {
         let store = directory.url.appendingPathComponent("store", isDirectory: true)
         var logger = Logger(label: "quire.test")
         logger.logLevel = .critical
-        let configuration = StoreConfiguration(
+        var configuration = StoreConfiguration(
             storeDirectory: store, port: 0, maxUploadBytes: maxUploadBytes, uploadBudgetBytes: uploadBudgetBytes,
             headerTimeout: .seconds(1), idleTimeout: .seconds(2))
+        if let bodyPace {
+            configuration.minBodyBytesPerSecond = bodyPace.minimumRate
+            configuration.bodyGrace = bodyPace.grace
+            configuration.bodyTimeout = bodyPace.timeout
+        }
         let app = try buildApplication(
             configuration: configuration, logger: logger, keepAliveInterval: keepAliveInterval)
         try await app.test(.live) { client in try await body(try #require(client.port), store) }

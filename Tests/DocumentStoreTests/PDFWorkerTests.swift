@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import PDFWorkerWire
+import QuireTestSupport
 import HummingbirdTesting
 import Synchronization
 import Testing
@@ -101,6 +102,56 @@ struct PDFWorkerTests {
             #expect(image.status == .ok)
             let metrics = try await client.execute(uri: "/metrics", method: .get)
             #expect(String(buffer: metrics.body).contains("quire_pdf_deadlines_missed_total"))
+        }
+    }
+
+    @Test("Four crafted documents on two workers: a normal document's text is served while the crafted ones wait")
+    func craftedDocumentsDoNotStarveOthers() async throws {
+        let service = try DocumentService(pdfDeadline: .seconds(3), pdfWorkers: 2)
+        try await service.run { client in
+            var uploaded: [String] = []
+            for _ in 0..<4 { uploaded.append(try await Self.upload(client, SlowPDF.data())) }
+            let crafted = uploaded
+            let normal = try await Self.upload(client, try Fixture.data("hundred-pages.pdf"))
+            // Each crafted document's text asked for in a loop, one request at a time (its page takes longer than
+            // the deadline: each request holds a worker 3 s, then 422).
+            final class Progress: Sendable {
+                let done = Mutex(0)
+                let stop = Mutex(false)
+            }
+            let progress = Progress()
+            let loops = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for document in crafted {
+                        group.addTask {
+                            while !progress.stop.withLock({ $0 }) {
+                                _ = try? await client.execute(uri: "/documents/\(document)/pages/1/text", method: .get)
+                                progress.done.withLock { $0 += 1 }
+                            }
+                        }
+                    }
+                }
+            }
+            defer { progress.stop.withLock { $0 = true } }
+            // Each crafted document has had a slow run: all four wait behind the others now.
+            let workers = service.library.workers
+            let warmed = ContinuousClock.now + .seconds(40)
+            while !crafted.allSatisfy(workers.isHeavy), ContinuousClock.now < warmed {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(crafted.allSatisfy(workers.isHeavy))
+            // The normal document's text, page after page: each takes the worker the crafted ones may not hold.
+            // Before, every one of them waited for a crafted request to end (about one per answer).
+            let before = progress.done.withLock { $0 }
+            for page in 1...20 {
+                let text = try await client.execute(uri: "/documents/\(normal)/pages/\(page)/text", method: .get)
+                #expect(text.status == .ok)
+            }
+            let endedMeanwhile = progress.done.withLock { $0 } - before
+            #expect(endedMeanwhile <= 8, "\(endedMeanwhile) crafted requests ended while 20 normal ones were served")
+            progress.stop.withLock { $0 = true }
+            loops.cancel()
+            _ = await loops.value
         }
     }
 
@@ -231,55 +282,180 @@ struct PDFReloadVettingTests {
 struct PDFWorkSchedulerTests {
     @Test("Documents take turns; one document never holds more than one worker")
     func fairness() {
+        let t0 = ContinuousClock.now
         var scheduler = PDFWorkScheduler(slots: 2, maximumQueuedPerKey: 8)
-        #expect(scheduler.submitted(1, key: "slow") == [.start(1, slot: 0)])
-        #expect(scheduler.submitted(2, key: "slow") == [])
-        #expect(scheduler.submitted(3, key: "slow") == [])
-        #expect(scheduler.submitted(4, key: "other") == [.start(4, slot: 1)])
-        #expect(scheduler.submitted(5, key: "other") == [])
-        #expect(scheduler.submitted(6, key: "third") == [])
+        #expect(scheduler.submitted(1, key: "slow", now: t0) == [.start(1, slot: 0)])
+        #expect(scheduler.submitted(2, key: "slow", now: t0) == [])
+        #expect(scheduler.submitted(3, key: "slow", now: t0) == [])
+        #expect(scheduler.submitted(4, key: "other", now: t0) == [.start(4, slot: 1)])
+        #expect(scheduler.submitted(5, key: "other", now: t0) == [])
+        #expect(scheduler.submitted(6, key: "third", now: t0) == [])
         // "other" finishes: the next turn is "slow"'s (still running: skipped), then "other", then "third".
-        #expect(scheduler.finished(slot: 1, key: "other") == [.start(5, slot: 1)])
-        #expect(scheduler.finished(slot: 1, key: "other") == [.start(6, slot: 1)])
-        #expect(scheduler.finished(slot: 0, key: "slow") == [.start(2, slot: 0)])
+        #expect(scheduler.finished(slot: 1, key: "other", now: t0) == [.start(5, slot: 1)])
+        #expect(scheduler.finished(slot: 1, key: "other", now: t0) == [.start(6, slot: 1)])
+        #expect(scheduler.finished(slot: 0, key: "slow", now: t0) == [.start(2, slot: 0)])
         #expect(scheduler.queuedCount == 1)
     }
 
     @Test("An idle worker that served the same document takes its next request; else the one idle the shortest time")
     func warmWorkers() {
+        let t0 = ContinuousClock.now
         var scheduler = PDFWorkScheduler(slots: 3, maximumQueuedPerKey: 8)
-        #expect(scheduler.submitted(1, key: "a") == [.start(1, slot: 0)])
-        #expect(scheduler.finished(slot: 0, key: "a") == [])
+        #expect(scheduler.submitted(1, key: "a", now: t0) == [.start(1, slot: 0)])
+        #expect(scheduler.finished(slot: 0, key: "a", now: t0) == [])
         // One document's requests one after another: the same warm worker, not the next one round the slots.
-        #expect(scheduler.submitted(2, key: "a") == [.start(2, slot: 0)])
-        #expect(scheduler.finished(slot: 0, key: "a") == [])
-        #expect(scheduler.submitted(3, key: "b") == [.start(3, slot: 0)])  // idle the shortest time
+        #expect(scheduler.submitted(2, key: "a", now: t0) == [.start(2, slot: 0)])
+        #expect(scheduler.finished(slot: 0, key: "a", now: t0) == [])
+        #expect(scheduler.submitted(3, key: "b", now: t0) == [.start(3, slot: 0)])  // idle the shortest time
         // Slot 0 serves "b" now; of the others, slot 1 was idle the shortest time (slot 2 never worked).
-        #expect(scheduler.submitted(4, key: "a") == [.start(4, slot: 1)])
-        #expect(scheduler.finished(slot: 1, key: "a") == [])
-        #expect(scheduler.finished(slot: 0, key: "b") == [])
+        #expect(scheduler.submitted(4, key: "a", now: t0) == [.start(4, slot: 1)])
+        #expect(scheduler.finished(slot: 1, key: "a", now: t0) == [])
+        #expect(scheduler.finished(slot: 0, key: "b", now: t0) == [])
         // Slot 0 is idle the shortest time, but slot 1 served "a" last.
-        #expect(scheduler.submitted(5, key: "a") == [.start(5, slot: 1)])
-        #expect(scheduler.submitted(6, key: "b") == [.start(6, slot: 0)])
+        #expect(scheduler.submitted(5, key: "a", now: t0) == [.start(5, slot: 1)])
+        #expect(scheduler.submitted(6, key: "b", now: t0) == [.start(6, slot: 0)])
     }
 
     @Test("A full queue rejects at once; a withdrawn request never starts; bad events change nothing")
     func boundsAndWithdrawal() {
+        let t0 = ContinuousClock.now
         var scheduler = PDFWorkScheduler(slots: 1, maximumQueuedPerKey: 2)
-        #expect(scheduler.submitted(1, key: "a") == [.start(1, slot: 0)])
-        #expect(scheduler.submitted(2, key: "a") == [])
-        #expect(scheduler.submitted(3, key: "a") == [])
-        #expect(scheduler.submitted(4, key: "a") == [.rejectQueueFull(4)])
-        #expect(scheduler.submitted(2, key: "b") == [.rejectQueueFull(2)])  // an id given twice
+        #expect(scheduler.submitted(1, key: "a", now: t0) == [.start(1, slot: 0)])
+        #expect(scheduler.submitted(2, key: "a", now: t0) == [])
+        #expect(scheduler.submitted(3, key: "a", now: t0) == [])
+        #expect(scheduler.submitted(4, key: "a", now: t0) == [.rejectQueueFull(4)])
+        #expect(scheduler.submitted(2, key: "b", now: t0) == [.rejectQueueFull(2)])  // an id given twice
         let first = scheduler.withdrawn(2)
         let again = scheduler.withdrawn(2)
         let running = scheduler.withdrawn(1)  // running, not waiting
         #expect(first && !again && !running)
-        #expect(scheduler.finished(slot: 0, key: "zzz") == [])  // nothing of zzz runs
-        #expect(scheduler.finished(slot: 0, key: "a") == [.start(3, slot: 0)])
-        #expect(scheduler.finished(slot: 0, key: "a") == [])
-        #expect(scheduler.finished(slot: 0, key: "a") == [])  // the slot is idle already
+        #expect(scheduler.finished(slot: 0, key: "zzz", now: t0) == [])  // nothing of zzz runs
+        #expect(scheduler.finished(slot: 0, key: "a", now: t0) == [.start(3, slot: 0)])
+        #expect(scheduler.finished(slot: 0, key: "a", now: t0) == [])
+        #expect(scheduler.finished(slot: 0, key: "a", now: t0) == [])  // the slot is idle already
         #expect(scheduler.queuedCount == 0)
+    }
+
+    @Test("Documents whose requests run long wait behind the others and never hold the last worker")
+    func heavyDocumentsWaitBehind() {
+        let t0 = ContinuousClock.now
+        func at(_ ms: Int) -> ContinuousClock.Instant { t0 + .milliseconds(ms) }
+        var scheduler = PDFWorkScheduler(slots: 2, maximumQueuedPerKey: 8, slowRun: .seconds(1), penalty: .seconds(60))
+        #expect(scheduler.heavyCapacity == 1)
+        // Four crafted documents, each asking again as soon as it is answered; nothing is known of them yet.
+        #expect(scheduler.submitted(1, key: "c1", now: at(0)) == [.start(1, slot: 0)])
+        #expect(scheduler.submitted(2, key: "c2", now: at(0)) == [.start(2, slot: 1)])
+        #expect(scheduler.submitted(3, key: "c3", now: at(1)) == [])
+        #expect(scheduler.submitted(4, key: "c4", now: at(1)) == [])
+        #expect(scheduler.submitted(5, key: "c1", now: at(1)) == [])
+        // A normal document's request arrives while both run; both have run past the slow mark by the time one
+        // ends. c3 and c4 are not known to be heavy: they take their turns before the normal request, which came
+        // after them.
+        #expect(scheduler.submitted(10, key: "normal", now: at(500)) == [])
+        #expect(scheduler.finished(slot: 0, key: "c1", now: at(5_300)) == [.start(3, slot: 0)])
+        #expect(scheduler.isHeavy("c1", at: at(5_300)) && scheduler.isHeavy("c2", at: at(5_300)))
+        #expect(scheduler.submitted(6, key: "c2", now: at(5_300)) == [])
+        #expect(scheduler.finished(slot: 1, key: "c2", now: at(5_400)) == [.start(4, slot: 1)])
+        // c3's run passed the slow mark, and so did c4's: once c3 ends, every crafted document is heavy, and the
+        // normal request goes first although c1 is before it in turn.
+        #expect(scheduler.finished(slot: 0, key: "c3", now: at(10_000)) == [.start(10, slot: 0)])
+        #expect(scheduler.submitted(7, key: "c3", now: at(10_000)) == [])
+        // c4 ends: one heavy request may run (the next heavy document in turn), beside the normal one.
+        #expect(scheduler.finished(slot: 1, key: "c4", now: at(10_500)) == [.start(6, slot: 1)])
+        #expect(scheduler.submitted(8, key: "c4", now: at(10_500)) == [])
+        #expect(scheduler.heavyRunning == 1)
+        // The normal document's requests, one after another, take the free worker each time; the heavy ones wait.
+        var served = 0
+        for index in 0..<20 {
+            let job = UInt64(100 + index)
+            let now = at(10_600 + index * 5)
+            let actions = scheduler.finished(slot: 0, key: "normal", now: now)
+            #expect(actions.isEmpty)  // heavy documents never take the last worker
+            #expect(scheduler.submitted(job, key: "normal", now: now) == [.start(job, slot: 0)])
+            served += 1
+        }
+        #expect(served == 20)
+        #expect(scheduler.queued(for: "c1") + scheduler.queued(for: "c2") + scheduler.queued(for: "c3") + scheduler.queued(for: "c4") == 3)
+        // The heavy run ends: the next heavy document in turn takes its worker.
+        #expect(scheduler.finished(slot: 1, key: "c2", now: at(10_700)) == [.start(5, slot: 1)])
+    }
+
+    @Test("A document is heavy for the penalty after its last slow request, then takes turns as any other")
+    func penaltyExpires() {
+        let t0 = ContinuousClock.now
+        func at(_ seconds: Int) -> ContinuousClock.Instant { t0 + .seconds(seconds) }
+        var scheduler = PDFWorkScheduler(slots: 2, maximumQueuedPerKey: 8, slowRun: .seconds(1), penalty: .seconds(60))
+        // Two documents' requests run 2 s each: both are heavy for 60 s after.
+        #expect(scheduler.submitted(1, key: "a", now: at(0)) == [.start(1, slot: 0)])
+        #expect(scheduler.submitted(2, key: "b", now: at(0)) == [.start(2, slot: 1)])
+        #expect(scheduler.finished(slot: 0, key: "a", now: at(2)) == [])
+        #expect(scheduler.finished(slot: 1, key: "b", now: at(2)) == [])
+        #expect(scheduler.isHeavy("a", at: at(61)) && scheduler.isHeavy("b", at: at(61)))
+        #expect(!scheduler.isHeavy("a", at: at(62)))
+        // Fast runs never make a document heavy.
+        #expect(scheduler.submitted(3, key: "fast", now: at(3)) == [.start(3, slot: 1)])
+        #expect(scheduler.finished(slot: 1, key: "fast", now: at(3) + .milliseconds(999)) == [])
+        #expect(!scheduler.isHeavy("fast", at: at(4)))
+        // Both workers idle, both heavy documents ask: only one runs, the other waits for it.
+        #expect(scheduler.submitted(4, key: "a", now: at(10)) == [.start(4, slot: 0)])
+        #expect(scheduler.submitted(5, key: "b", now: at(10)) == [])
+        #expect(scheduler.finished(slot: 0, key: "a", now: at(10) + .milliseconds(10)) == [.start(5, slot: 0)])
+        #expect(scheduler.finished(slot: 0, key: "b", now: at(10) + .milliseconds(20)) == [])
+        // After the penalty both run at once again.
+        #expect(scheduler.submitted(6, key: "a", now: at(80)) == [.start(6, slot: 0)])
+        #expect(scheduler.submitted(7, key: "b", now: at(80)) == [.start(7, slot: 1)])
+    }
+
+    @Test("Random histories: a free worker never idles while a light request waits; heavy starts stay within capacity")
+    func randomHistories() {
+        var generator = SeededGenerator(seed: 29)
+        for slots in 1...5 {
+            let t0 = ContinuousClock.now
+            var now = t0
+            var scheduler = PDFWorkScheduler(slots: slots, maximumQueuedPerKey: 4, slowRun: .seconds(1), penalty: .seconds(30))
+            var running: [Int: (key: String, job: UInt64)] = [:]
+            var waiting: [UInt64: String] = [:]
+            var next: UInt64 = 1
+            func apply(_ actions: [PDFWorkScheduler.Action]) {
+                for action in actions {
+                    switch action {
+                    case .start(let job, let slot):
+                        #expect(running[slot] == nil, "slot \(slot) started twice")
+                        let key = waiting.removeValue(forKey: job)
+                        #expect(key != nil, "job \(job) started without waiting")
+                        // A heavy document's request starts only while fewer than the capacity of heavy ones run
+                        // (a light one that runs long becomes heavy where it runs: nothing preempts it).
+                        if let key, scheduler.isHeavy(key, at: now) {
+                            let heavyRunning = running.values.filter { scheduler.isHeavy($0.key, at: now) }.count
+                            #expect(heavyRunning < scheduler.heavyCapacity, "a heavy request started beside \(heavyRunning)")
+                        }
+                        running[slot] = (key ?? "", job)
+                    case .rejectQueueFull(let job):
+                        waiting[job] = nil
+                    }
+                }
+            }
+            for _ in 0..<3_000 {
+                now = now + .milliseconds(Int.random(in: 0...400, using: &generator))
+                if Bool.random(using: &generator) || running.isEmpty {
+                    let key = "d\(Int.random(in: 0..<8, using: &generator))"
+                    waiting[next] = key
+                    apply(scheduler.submitted(next, key: key, now: now))
+                    next += 1
+                } else if let slot = running.keys.randomElement(using: &generator), let run = running[slot] {
+                    running[slot] = nil
+                    apply(scheduler.finished(slot: slot, key: run.key, now: now))
+                }
+                if Int.random(in: 0..<10, using: &generator) == 0, let job = waiting.keys.randomElement(using: &generator) {
+                    if scheduler.withdrawn(job) { waiting[job] = nil }
+                }
+                // Invariants after every event.
+                #expect(running.count <= slots)
+                let busyKeys = Set(running.values.map(\.key))
+                let lightWaiting = waiting.values.contains { !scheduler.isHeavy($0, at: now) && !busyKeys.contains($0) }
+                if running.count < slots { #expect(!lightWaiting, "a light request waits beside an idle worker") }
+            }
+        }
     }
 }
 

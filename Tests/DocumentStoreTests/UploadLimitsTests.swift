@@ -78,6 +78,42 @@ struct UploadLimitsTests {
         }
     }
 
+    @Test("a body trickled below the minimum rate is cut with 408 and its budget released, though never idle")
+    func trickledBodyReleasesBudget() async throws {
+        try await ConnectionLimitsTests.withService(
+            maxUploadBytes: 1 << 20, uploadBudgetBytes: 100_000,
+            bodyPace: (minimumRate: 2_000, grace: .seconds(1), timeout: .seconds(600))
+        ) { port, store in
+            // It declares 90,000 bytes (most of the budget) and sends one every 300 ms: never idle for the 2 s
+            // idle timeout, far below 2,000 bytes a second.
+            let holder = try RawConnection(port: port)
+            try holder.send(Self.pdfPost + "Content-Length: 90000\r\n\r\n%")
+            var answer = (text: "", closed: false)
+            for _ in 0..<40 where !answer.closed {
+                guard (try? holder.send("P")) != nil else { break }
+                let read = holder.read(timeout: .milliseconds(300))
+                answer.text += read.text
+                answer.closed = read.closed
+            }
+            answer.text += holder.read(timeout: .seconds(2)).text
+            #expect(answer.text.hasPrefix("HTTP/1.1 408 "), "\(answer.text.prefix(400))")
+            #expect(answer.text.contains("/problems/body-too-slow"), "\(answer.text)")
+            #expect(answer.text.contains(#""minimumBytesPerSecond":2000"#), "\(answer.text)")
+            // Its file and its bytes in the budget are gone: a new upload is taken.
+            let gone = ContinuousClock.now + .seconds(5)
+            while !Self.incoming(store).isEmpty, ContinuousClock.now < gone {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(Self.incoming(store).isEmpty)
+            let pdf = try Fixture.data("one-page.pdf")
+            let uploader = try RawConnection(port: port)
+            try uploader.send(Self.pdfPost + "Content-Length: \(pdf.count)\r\n\r\n")
+            try uploader.send(bytes: Array(pdf))
+            let created = uploader.read(timeout: .seconds(10)) { $0.contains("\r\n\r\n{") && $0.hasSuffix("}") }
+            #expect(created.text.hasPrefix("HTTP/1.1 201 "), "\(created.text.prefix(300))")
+        }
+    }
+
     @Test("a replace of an unknown document is refused (404) before its body is read; the connection closes")
     func replaceRefusedBeforeBody() async throws {
         try await ConnectionLimitsTests.withService { port, store in

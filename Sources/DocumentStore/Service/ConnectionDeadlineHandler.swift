@@ -19,9 +19,15 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     /// The timer and the instant it fires at.
     private var timer: (task: Scheduled<Void>, at: ContinuousClock.Instant)?
 
-    init(headerTimeout: Duration, idleTimeout: Duration, logger: Logger) {
+    private let metrics: StoreMetrics?
+
+    init(
+        headerTimeout: Duration, idleTimeout: Duration, bodyPace: ConnectionDeadlines.BodyPace = .unbounded,
+        metrics: StoreMetrics? = nil, logger: Logger
+    ) {
         deadlines = ConnectionDeadlines(
-            now: .now, headerTimeout: headerTimeout, idleTimeout: idleTimeout)
+            now: .now, headerTimeout: headerTimeout, idleTimeout: idleTimeout, bodyPace: bodyPace)
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -46,7 +52,7 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head: deadlines.requestHeadArrived(now: .now)
-        case .body: deadlines.bytesArrived(now: .now)
+        case .body(let buffer): deadlines.bodyArrived(buffer.readableBytes, now: .now)
         case .end: deadlines.requestEnded(now: .now)
         }
         arm(context: context)
@@ -119,7 +125,42 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
             logger.debug("closing an idle connection after \(deadlines.idleTimeout)")
         case .answeredEarly:
             break
+        case .bodyTooSlow:
+            // The request's handler still waits for the body: this answer is the connection's last, written here,
+            // and the handler's body ends with the connection (its upload's file and budget go at once).
+            let pace = deadlines.bodyPace
+            logger.debug(
+                "closing a connection: its request body came slower than \(pace.minimumRate) bytes a second")
+            metrics?.slowBodiesCut.increment()
+            let body = Self.slowBodyProblem(pace)
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "application/problem+json")
+            headers.add(name: "Content-Length", value: String(body.readableBytes))
+            headers.add(name: "Connection", value: "close")
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .requestTimeout, headers: headers))),
+                promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+                context.close(promise: nil)
+            }
+            return
         }
         context.close(promise: nil)
+    }
+
+    /// The 408 problem of a body cut for its pace, with the limits it broke.
+    static func slowBodyProblem(_ pace: ConnectionDeadlines.BodyPace) -> ByteBuffer {
+        let deadline = pace.deadline.components.seconds
+        let grace = pace.grace.components.seconds
+        let detail =
+            "the request body came slower than \(pace.minimumRate) bytes a second on average after its first "
+            + "\(grace) seconds, or took longer than \(deadline) seconds: send it faster, or ask the operator to lower "
+            + "minBodyBytesPerSecond or raise bodyTimeoutSeconds"
+        let json =
+            #"{"type":"/problems/body-too-slow","title":"Request body too slow","status":408,"detail":""#
+            + detail + #"","minimumBytesPerSecond":\#(pace.minimumRate),"graceSeconds":\#(grace),"#
+            + #""bodyTimeoutSeconds":\#(deadline)}"#
+        return ByteBuffer(string: json)
     }
 }

@@ -164,15 +164,17 @@ struct StoreHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     private let fastPath: ContentFastPath
     private let headerTimeout: Duration
     private let idleTimeout: Duration
+    private let bodyPace: ConnectionDeadlines.BodyPace
 
     init(
         responder: @escaping HTTPChannelHandler.Responder, fastPath: ContentFastPath, headerTimeout: Duration,
-        idleTimeout: Duration
+        idleTimeout: Duration, bodyPace: ConnectionDeadlines.BodyPace
     ) {
         http1 = HTTP1Channel(responder: responder)
         self.fastPath = fastPath
         self.headerTimeout = headerTimeout
         self.idleTimeout = idleTimeout
+        self.bodyPace = bodyPace
     }
 
     var responder: HTTPChannelHandler.Responder { http1.responder }
@@ -182,13 +184,14 @@ struct StoreHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     /// decoder (Hummingbird changed its pipeline): the connection is closed, nothing is answered wrongly.
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let fastPath = fastPath
-        let (headerTimeout, idleTimeout) = (headerTimeout, idleTimeout)
+        let (headerTimeout, idleTimeout, bodyPace, metrics) = (headerTimeout, idleTimeout, bodyPace, fastPath.metrics)
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
             let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try operations.addHandler(ContentFastPathHandler(fastPath: fastPath), position: .after(decoder))
             let deadlines = ConnectionDeadlineHandler(
-                headerTimeout: headerTimeout, idleTimeout: idleTimeout, logger: logger)
+                headerTimeout: headerTimeout, idleTimeout: idleTimeout, bodyPace: bodyPace, metrics: metrics,
+                logger: logger)
             try operations.addHandler(deadlines, position: .after(decoder))
             return value
         }
@@ -211,7 +214,10 @@ extension HTTPServerBuilder {
         return .init { responder in
             StoreHTTP1Channel(
                 responder: responder, fastPath: fastPath, headerTimeout: configuration.headerTimeout,
-                idleTimeout: configuration.idleTimeout)
+                idleTimeout: configuration.idleTimeout,
+                bodyPace: .init(
+                    minimumRate: configuration.minBodyBytesPerSecond, grace: configuration.bodyGrace,
+                    deadline: configuration.bodyTimeout))
         }
     }
 }

@@ -29,6 +29,13 @@ struct ConfigurationKey: Sendable, Hashable {
         flag: "--header-timeout-seconds")
     static let idleTimeoutSeconds = ConfigurationKey(
         name: "idleTimeoutSeconds", environmentVariable: "QUIRE_IDLE_TIMEOUT_SECONDS", flag: "--idle-timeout-seconds")
+    /// The minimum average rate of a request body, after its grace period (0: none).
+    static let minBodyBytesPerSecond = ConfigurationKey(
+        name: "minBodyBytesPerSecond", environmentVariable: "QUIRE_MIN_BODY_BYTES_PER_SECOND",
+        flag: "--min-body-bytes-per-second")
+    /// The most time one request body may take.
+    static let bodyTimeoutSeconds = ConfigurationKey(
+        name: "bodyTimeoutSeconds", environmentVariable: "QUIRE_BODY_TIMEOUT_SECONDS", flag: "--body-timeout-seconds")
     static let maxConnections = ConfigurationKey(
         name: "maxConnections", environmentVariable: "QUIRE_MAX_CONNECTIONS", flag: "--max-connections")
     static let pdfWorkers = ConfigurationKey(
@@ -51,7 +58,7 @@ struct ConfigurationKey: Sendable, Hashable {
     /// Every key, in the order the README documents them.
     static let all: [ConfigurationKey] = [
         .store, .host, .port, .coordinationScope, .maxUploadBytes, .maxOpenDocuments, .maxDPI, .uploadBudgetBytes,
-        .headerTimeoutSeconds, .idleTimeoutSeconds, .maxConnections, .pdfWorkers, .pdfDeadlineSeconds, .pdfMemoryMiB, .token, .database,
+        .headerTimeoutSeconds, .idleTimeoutSeconds, .minBodyBytesPerSecond, .bodyTimeoutSeconds, .maxConnections, .pdfWorkers, .pdfDeadlineSeconds, .pdfMemoryMiB, .token, .database,
         .contentCheckSeconds, .roots,
     ]
 }

@@ -23,6 +23,10 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     public var headerTimeoutSeconds: Int?
     /// `--idle-timeout-seconds N`.
     public var idleTimeoutSeconds: Int?
+    /// `--min-body-bytes-per-second N`.
+    public var minBodyBytesPerSecond: Int?
+    /// `--body-timeout-seconds N`.
+    public var bodyTimeoutSeconds: Int?
     /// `--max-connections N`.
     public var maxConnections: Int?
     /// `--pdf-workers N`.
@@ -52,6 +56,8 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         uploadBudgetBytes: Int? = nil,
         headerTimeoutSeconds: Int? = nil,
         idleTimeoutSeconds: Int? = nil,
+        minBodyBytesPerSecond: Int? = nil,
+        bodyTimeoutSeconds: Int? = nil,
         maxConnections: Int? = nil,
         pdfWorkers: Int? = nil,
         pdfDeadlineSeconds: Int? = nil,
@@ -71,6 +77,8 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         self.uploadBudgetBytes = uploadBudgetBytes
         self.headerTimeoutSeconds = headerTimeoutSeconds
         self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.minBodyBytesPerSecond = minBodyBytesPerSecond
+        self.bodyTimeoutSeconds = bodyTimeoutSeconds
         self.maxConnections = maxConnections
         self.pdfWorkers = pdfWorkers
         self.pdfDeadlineSeconds = pdfDeadlineSeconds
@@ -98,6 +106,8 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         set(.uploadBudgetBytes, uploadBudgetBytes.map(ConfigContent.int))
         set(.headerTimeoutSeconds, headerTimeoutSeconds.map(ConfigContent.int))
         set(.idleTimeoutSeconds, idleTimeoutSeconds.map(ConfigContent.int))
+        set(.minBodyBytesPerSecond, minBodyBytesPerSecond.map(ConfigContent.int))
+        set(.bodyTimeoutSeconds, bodyTimeoutSeconds.map(ConfigContent.int))
         set(.maxConnections, maxConnections.map(ConfigContent.int))
         set(.pdfWorkers, pdfWorkers.map(ConfigContent.int))
         set(.pdfDeadlineSeconds, pdfDeadlineSeconds.map(ConfigContent.int))

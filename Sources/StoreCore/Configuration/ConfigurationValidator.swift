@@ -26,6 +26,10 @@ struct ConfigurationValidator {
             token: try token(),
             roots: try roots()
         )
+        configuration.minBodyBytesPerSecond = try bounded(
+            .minBodyBytesPerSecond, 0...1_073_741_824, "a number of bytes a second from 0 (no minimum) to 1073741824")
+        configuration.bodyTimeout = .seconds(
+            try bounded(.bodyTimeoutSeconds, 1...86_400, "a number of seconds from 1 to 86400"))
         configuration.pdfWorkers = try bounded(.pdfWorkers, 1...256, "a number of worker processes from 1 to 256")
         configuration.pdfDeadline = .seconds(
             try bounded(.pdfDeadlineSeconds, 1...3600, "a number of seconds from 1 to 3600"))

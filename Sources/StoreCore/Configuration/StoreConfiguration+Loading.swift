@@ -14,6 +14,8 @@ extension StoreConfiguration {
         AbsoluteConfigKey(ConfigurationKey.uploadBudgetBytes.components): 536_870_912,
         AbsoluteConfigKey(ConfigurationKey.headerTimeoutSeconds.components): 10,
         AbsoluteConfigKey(ConfigurationKey.idleTimeoutSeconds.components): 60,
+        AbsoluteConfigKey(ConfigurationKey.minBodyBytesPerSecond.components): 16_384,
+        AbsoluteConfigKey(ConfigurationKey.bodyTimeoutSeconds.components): 1800,
         AbsoluteConfigKey(ConfigurationKey.maxConnections.components): 10_000,
         AbsoluteConfigKey(ConfigurationKey.pdfWorkers.components): ConfigValue(
             .int(max(1, ProcessInfo.processInfo.activeProcessorCount)), isSecret: false),
@@ -28,7 +30,8 @@ extension StoreConfiguration {
     /// Precedence, highest first: `overrides` (the command-line flags), `environment` (`QUIRE_HOST`, `QUIRE_PORT`,
     /// `QUIRE_STORE`, `QUIRE_ROOTS` colon-separated, `QUIRE_TOKEN`, `QUIRE_COORDINATION_SCOPE`,
     /// `QUIRE_MAX_UPLOAD_BYTES`, `QUIRE_MAX_OPEN_DOCUMENTS`, `QUIRE_MAX_DPI`, `QUIRE_UPLOAD_BUDGET_BYTES`,
-    /// `QUIRE_HEADER_TIMEOUT_SECONDS`, `QUIRE_IDLE_TIMEOUT_SECONDS`, `QUIRE_MAX_CONNECTIONS`, `QUIRE_PDF_WORKERS`,
+    /// `QUIRE_HEADER_TIMEOUT_SECONDS`, `QUIRE_IDLE_TIMEOUT_SECONDS`, `QUIRE_MIN_BODY_BYTES_PER_SECOND`,
+    /// `QUIRE_BODY_TIMEOUT_SECONDS`, `QUIRE_MAX_CONNECTIONS`, `QUIRE_PDF_WORKERS`,
     /// `QUIRE_PDF_DEADLINE_SECONDS`, `QUIRE_PDF_MEMORY_MIB`, `QUIRE_DATABASE`, `QUIRE_CONTENT_CHECK_SECONDS`), the
     /// JSON file
     /// `configFile`, then the

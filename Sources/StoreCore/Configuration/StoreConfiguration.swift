@@ -38,6 +38,14 @@ public struct StoreConfiguration: Sendable, Equatable {
     /// How long a connection may stay silent between requests, in a request body, or in a response body that
     /// makes no progress.
     public var idleTimeout: Duration
+    /// The minimum average rate, in bytes a second, of a request body once ``bodyGrace`` has passed: a slower
+    /// body is cut with 408 and its upload budget released (0: no minimum; default 16384).
+    public var minBodyBytesPerSecond: Int = 16_384
+    /// How long a request body may come at any rate before ``minBodyBytesPerSecond`` holds (10 s).
+    public var bodyGrace: Duration = .seconds(10)
+    /// The most time one request body may take from its head to its end (default 1800 s): past it the body is
+    /// cut with 408.
+    public var bodyTimeout: Duration = .seconds(1800)
     /// The most connections held at once (kept below the process's open-file limit at start).
     public var maxConnections: Int
     /// The bearer token every mutating request must carry; nil leaves mutating routes open.

@@ -28,6 +28,9 @@ public final class StoreMetrics: Sendable {
     /// Event streams ended because their reader fell too far behind the live feed
     /// (`quire_event_streams_cut_off_total`); each got a final `resume` event and resumes from the log.
     public let eventStreamsCutOff: CoreMetrics.Counter
+    /// Request bodies cut with 408 because they came slower than the minimum rate or past the body deadline
+    /// (`quire_request_bodies_too_slow_total`).
+    public let slowBodiesCut: CoreMetrics.Counter
     /// Documents whose files the catch-up with the store's files looked at (`quire_catch_up_documents_total`).
     public let catchUpDocuments: CoreMetrics.Counter
     /// Documents the catch-up found changed and opened, which recorded the change (`quire_catch_up_changed_total`).
@@ -55,6 +58,7 @@ public final class StoreMetrics: Sendable {
         pdfWorkerRestarts = CoreMetrics.Counter(label: "quire_pdf_worker_restarts_total", factory: factory)
         takeovers = CoreMetrics.Counter(label: "quire_cluster_takeovers_total", factory: factory)
         eventStreamsCutOff = CoreMetrics.Counter(label: "quire_event_streams_cut_off_total", factory: factory)
+        slowBodiesCut = CoreMetrics.Counter(label: "quire_request_bodies_too_slow_total", factory: factory)
         catchUpDocuments = CoreMetrics.Counter(label: "quire_catch_up_documents_total", factory: factory)
         catchUpChanged = CoreMetrics.Counter(label: "quire_catch_up_changed_total", factory: factory)
         catchUpRunning = CoreMetrics.Gauge(label: "quire_catch_up_running", factory: factory)

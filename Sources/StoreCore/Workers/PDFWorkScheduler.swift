@@ -1,10 +1,17 @@
 /// Decides which queued PDF request runs on which worker: a pure state machine (events in, actions out, no
-/// I/O, no clock, no lock), run by ``PDFWorkerPool``.
+/// I/O, no clock, no lock: `now` is passed in), run by ``PDFWorkerPool``.
 ///
-/// Fairness: each document (the `key`) has its own queue, served first come first served; documents take turns
-/// round-robin; a document never has more than ``maximumRunningPerKey`` requests running, so one document's
-/// slow pages can hold at most that many workers while the others keep the rest. A document's queue is bounded
-/// (``maximumQueuedPerKey``): a request beyond it is rejected at once, never left to wait without end.
+/// Fairness within a document: each document (the `key`) has its own queue, served first come first served;
+/// documents take turns round-robin; a document never has more than ``maximumRunningPerKey`` requests running.
+/// A document's queue is bounded (``maximumQueuedPerKey``): a request beyond it is rejected at once, never left
+/// to wait without end.
+///
+/// Fairness across documents: a document whose request ran ``slowRun`` or longer (or is running that long now)
+/// is *heavy* for ``penalty`` after it. Heavy documents wait behind every other document's requests, and all of
+/// them together never hold more than ``heavyCapacity`` workers, so any number of crafted documents leave at
+/// least one worker (a quarter of them from eight on) to the others. A document is known to be heavy only once one
+/// of its requests has run ``slowRun``: each new crafted document can hold one worker for one slow run before it
+/// waits behind the rest.
 ///
 /// Which idle worker: the one that last served the same document, else the one idle the shortest time. A worker
 /// keeps the documents it opened lately and its process is warm (its pages in memory, its CPU not asleep);
@@ -13,6 +20,8 @@
 struct PDFWorkScheduler {
     /// A request's id, given by the executor.
     typealias JobID = UInt64
+    /// A point in time, read by the executor.
+    typealias Instant = ContinuousClock.Instant
 
     /// What the executor must do.
     enum Action: Equatable {
@@ -26,22 +35,50 @@ struct PDFWorkScheduler {
     let maximumRunningPerKey: Int
     /// How many requests of one document may wait.
     let maximumQueuedPerKey: Int
+    /// How long a request runs before its document counts as heavy.
+    let slowRun: Duration
+    /// How long a document stays heavy after its last slow request.
+    let penalty: Duration
+    /// How many workers heavy documents may hold together: all but one up to seven workers, three quarters from
+    /// eight on (never less than one).
+    let heavyCapacity: Int
+
+    /// A running request: its document, when it started, whether its document was heavy then (or became so).
+    private struct Run {
+        let key: String
+        let startedAt: Instant
+        var heavy: Bool
+    }
 
     /// Idle slots, the one idle the shortest time last.
     private var idleSlots: [Int]
     /// The document each slot served last.
     private var lastKeyOfSlot: [Int: String] = [:]
+    /// What each busy slot runs.
+    private var runs: [Int: Run] = [:]
     private var queues: [String: [JobID]] = [:]
     private var running: [String: Int] = [:]
-    /// Keys with waiting requests, in turn order.
+    /// Keys with waiting requests, in turn order, and the same keys as a set.
     private var turns: [String] = []
+    private var keysInTurn: Set<String> = []
     private var keyOfJob: [JobID: String] = [:]
+    /// Until when each heavy document is heavy.
+    private var heavyUntil: [String: Instant] = [:]
+    /// How many entries of ``heavyUntil`` there may be before the expired ones are dropped.
+    private var heavyPruneAt = 64
 
     /// A scheduler over `slots` idle worker slots (0 ..< slots).
-    init(slots: Int, maximumRunningPerKey: Int = 1, maximumQueuedPerKey: Int = 16) {
-        idleSlots = Array((0..<max(0, slots)).reversed())
+    init(
+        slots: Int, maximumRunningPerKey: Int = 1, maximumQueuedPerKey: Int = 16, slowRun: Duration = .seconds(1),
+        penalty: Duration = .seconds(60)
+    ) {
+        let slots = max(0, slots)
+        idleSlots = Array((0..<slots).reversed())
         self.maximumRunningPerKey = max(1, maximumRunningPerKey)
         self.maximumQueuedPerKey = max(0, maximumQueuedPerKey)
+        self.slowRun = slowRun
+        self.penalty = penalty
+        heavyCapacity = max(1, slots - max(1, slots / 4))
     }
 
     /// Requests waiting, for the metrics.
@@ -50,23 +87,35 @@ struct PDFWorkScheduler {
     /// Requests waiting for `key`.
     func queued(for key: String) -> Int { queues[key]?.count ?? 0 }
 
-    /// A request for document `key` arrived. An id given twice is rejected.
-    mutating func submitted(_ job: JobID, key: String) -> [Action] {
+    /// Whether document `key` is heavy at `now` (its requests wait behind the others').
+    func isHeavy(_ key: String, at now: Instant) -> Bool {
+        guard let until = heavyUntil[key] else { return false }
+        return until > now
+    }
+
+    /// How many slots run a heavy document's request.
+    var heavyRunning: Int { runs.values.reduce(0) { $0 + ($1.heavy ? 1 : 0) } }
+
+    /// A request for document `key` arrived at `now`. An id given twice is rejected.
+    mutating func submitted(_ job: JobID, key: String, now: Instant) -> [Action] {
         guard keyOfJob[job] == nil else { return [.rejectQueueFull(job)] }
         guard queued(for: key) < maximumQueuedPerKey else { return [.rejectQueueFull(job)] }
         keyOfJob[job] = key
         queues[key, default: []].append(job)
-        if !turns.contains(key) { turns.append(key) }
-        return dispatch()
+        if keysInTurn.insert(key).inserted { turns.append(key) }
+        return dispatch(now: now)
     }
 
-    /// Slot `slot` finished a request of document `key` (done, failed or killed): it is idle again. A slot that
-    /// is already idle, or a key with nothing running, is ignored.
-    mutating func finished(slot: Int, key: String) -> [Action] {
-        guard !idleSlots.contains(slot), let count = running[key], count > 0 else { return [] }
+    /// Slot `slot` finished a request of document `key` at `now` (done, failed or killed): it is idle again; a
+    /// request that ran ``slowRun`` or longer makes its document heavy. A slot that is already idle, or that runs
+    /// another document, is ignored.
+    mutating func finished(slot: Int, key: String, now: Instant) -> [Action] {
+        guard let run = runs[slot], run.key == key, let count = running[key], count > 0 else { return [] }
+        if now - run.startedAt >= slowRun { markHeavy(key, now: now) }
+        runs[slot] = nil
         running[key] = count == 1 ? nil : count - 1
         idleSlots.append(slot)
-        return dispatch()
+        return dispatch(now: now)
     }
 
     /// A waiting request is withdrawn (its caller gave up). Returns false when it is not waiting (unknown, or
@@ -79,6 +128,7 @@ struct PDFWorkScheduler {
         keyOfJob[job] = nil
         if queue.isEmpty {
             queues[key] = nil
+            keysInTurn.remove(key)
             turns.removeAll { $0 == key }
         } else {
             queues[key] = queue
@@ -86,27 +136,47 @@ struct PDFWorkScheduler {
         return true
     }
 
-    /// Starts what can start: the next key in turn that has room, on an idle slot, until either runs out.
-    private mutating func dispatch() -> [Action] {
+    /// Document `key` is heavy until `penalty` after `now`; its running requests count as heavy.
+    private mutating func markHeavy(_ key: String, now: Instant) {
+        heavyUntil[key] = now + penalty
+        for (slot, run) in runs where run.key == key && !run.heavy { runs[slot]?.heavy = true }
+        if heavyUntil.count >= heavyPruneAt {
+            heavyUntil = heavyUntil.filter { $0.value > now }
+            heavyPruneAt = max(64, heavyUntil.count * 2)
+        }
+    }
+
+    /// Starts what can start: first the requests of documents that are not heavy, in turn, then (while heavy
+    /// documents hold fewer than ``heavyCapacity`` workers) those of heavy ones, each on an idle slot, until
+    /// either runs out. A request running ``slowRun`` or longer makes its document heavy here.
+    private mutating func dispatch(now: Instant) -> [Action] {
+        for (_, run) in runs where !run.heavy && now - run.startedAt >= slowRun { markHeavy(run.key, now: now) }
         var actions: [Action] = []
-        var skipped = 0
-        while !idleSlots.isEmpty, skipped < turns.count {
-            let key = turns.removeFirst()
-            guard running[key, default: 0] < maximumRunningPerKey, var queue = queues[key], !queue.isEmpty else {
-                turns.append(key)
-                skipped += 1
-                continue
+        for heavyPass in [false, true] {
+            var skipped = 0
+            while !idleSlots.isEmpty, skipped < turns.count {
+                if heavyPass, heavyRunning >= heavyCapacity { break }
+                let key = turns.removeFirst()
+                let heavy = isHeavy(key, at: now)
+                guard heavy == heavyPass, running[key, default: 0] < maximumRunningPerKey, var queue = queues[key],
+                    !queue.isEmpty
+                else {
+                    turns.append(key)
+                    skipped += 1
+                    continue
+                }
+                let job = queue.removeFirst()
+                keyOfJob[job] = nil
+                queues[key] = queue.isEmpty ? nil : queue
+                if queue.isEmpty { keysInTurn.remove(key) } else { turns.append(key) }
+                running[key, default: 0] += 1
+                let chosen = idleSlots.lastIndex { lastKeyOfSlot[$0] == key } ?? idleSlots.count - 1
+                let slot = idleSlots.remove(at: chosen)
+                lastKeyOfSlot[slot] = key
+                runs[slot] = Run(key: key, startedAt: now, heavy: heavy)
+                actions.append(.start(job, slot: slot))
+                skipped = 0
             }
-            let job = queue.removeFirst()
-            keyOfJob[job] = nil
-            queues[key] = queue.isEmpty ? nil : queue
-            if !queue.isEmpty { turns.append(key) }
-            running[key, default: 0] += 1
-            let chosen = idleSlots.lastIndex { lastKeyOfSlot[$0] == key } ?? idleSlots.count - 1
-            let slot = idleSlots.remove(at: chosen)
-            lastKeyOfSlot[slot] = key
-            actions.append(.start(job, slot: slot))
-            skipped = 0
         }
         return actions
     }

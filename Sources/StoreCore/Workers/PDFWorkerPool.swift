@@ -14,7 +14,8 @@ import Synchronization
 /// service or another document's requests.
 ///
 /// Requests are queued per document and served round-robin by ``PDFWorkScheduler`` (one running request per
-/// document at a time, a bounded queue per document). Each has a deadline: one still waiting for a worker then
+/// document at a time, a bounded queue per document; documents whose requests run long wait behind the others and
+/// never hold every worker). Each has a deadline: one still waiting for a worker then
 /// is given up (``PDFWorkError/waitedTooLong(_:)``); one still running then has its worker killed and replaced
 /// (``PDFWorkError/deadlineExceeded(_:)``). Each worker slot has a thread of its own (a serial dispatch queue)
 /// for its blocking socket calls: nothing blocks the cooperative pool or an event loop. State changes happen
@@ -32,6 +33,12 @@ final class PDFWorkerPool: Sendable {
         var memoryLimitMiB: Int = 2048
         /// How many requests of one document may wait.
         var maximumQueuedPerDocument: Int = 16
+        /// How long a request may run before its document counts as heavy (at most half the deadline): a heavy
+        /// document's requests wait behind the others', and heavy documents together hold all workers but one
+        /// (``PDFWorkScheduler``).
+        var slowRun: Duration = .seconds(1)
+        /// How long a document stays heavy after its last slow request.
+        var heavyPenalty: Duration = .seconds(60)
         /// The largest result accepted from a worker, in bytes.
         var maximumResultBytes: Int = 1 << 30
     }
@@ -110,7 +117,8 @@ final class PDFWorkerPool: Sendable {
         state = Mutex(
             State(
                 scheduler: PDFWorkScheduler(
-                    slots: count, maximumQueuedPerKey: settings.maximumQueuedPerDocument)))
+                    slots: count, maximumQueuedPerKey: settings.maximumQueuedPerDocument,
+                    slowRun: min(settings.slowRun, settings.deadline / 2), penalty: settings.heavyPenalty)))
         slots = (0..<count).map { WorkerSlot(index: $0) }
     }
 
@@ -174,10 +182,11 @@ final class PDFWorkerPool: Sendable {
 
     /// Queues a request, and gives it up if it still waits at its deadline.
     private func submit(_ job: PDFWorkScheduler.JobID, _ pending: Pending) {
+        let now = ContinuousClock.now
         let steps = state.withLock { state -> [Step] in
             guard !state.isShutDown else { return [.fail(pending, .shutDown)] }
             state.pending[job] = pending
-            return Self.steps(state.scheduler.submitted(job, key: pending.key), &state)
+            return Self.steps(state.scheduler.submitted(job, key: pending.key, now: now), &state)
         }
         let startsNow = steps.contains { step in
             if case .run(let started, _) = step { return started.job == job }
@@ -206,6 +215,12 @@ final class PDFWorkerPool: Sendable {
 
     /// Requests waiting for a worker.
     var queuedCount: Int { state.withLock { $0.scheduler.queuedCount } }
+
+    /// Whether document `key`'s requests wait behind the others' now (``PDFWorkScheduler``: one of them ran long).
+    func isHeavy(_ key: String) -> Bool {
+        let now = ContinuousClock.now
+        return state.withLock { $0.scheduler.isHeavy(key, at: now) }
+    }
 
     /// The process ids of the workers holding a request now (for tests).
     var busyWorkerProcessIDs: [pid_t] {
@@ -246,8 +261,9 @@ final class PDFWorkerPool: Sendable {
                         pending.request, pdf: pending.pdf, edits: pending.edits, document: pending.key,
                         settings: settings, pool: self)
                     pending.continuation.resume(with: result)
+                    let now = ContinuousClock.now
                     let next = state.withLock { state in
-                        Self.steps(state.scheduler.finished(slot: slot, key: pending.key), &state)
+                        Self.steps(state.scheduler.finished(slot: slot, key: pending.key, now: now), &state)
                     }
                     perform(next)
                 }
