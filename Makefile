@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 
 .PHONY: all deps browser-deps build run cluster compare-cluster compare-web test browser-test release clean fixtures fuzz bench compare compare-coordination \
-	compare-store contract chaos bench-scale
+	compare-store contract chaos bench-scale bench-takeover
 
 all: build
 
@@ -139,6 +139,13 @@ bench-scale: deps
 	SWIFT=$(SWIFT) scripts/release-build.sh --scratch-path .build-release quire-store quire-pdf
 	python3 Benchmarks/bench-scale.py "$$(SWIFT=$(SWIFT) scripts/release-build.sh --scratch-path .build-release --show-bin-path)" \
 	  $(BENCH_SCALE_DOCUMENTS)
+
+# A dead cluster node's documents handed to a survivor (BENCH_TAKEOVER_DOCUMENTS, default 100,000; private PostgreSQL).
+BENCH_TAKEOVER_DOCUMENTS ?= 100000
+bench-takeover: deps
+	SWIFT=$(SWIFT) scripts/release-build.sh --scratch-path .build-release quire-store quire-pdf
+	python3 Benchmarks/takeover-scale.py "$$(SWIFT=$(SWIFT) scripts/release-build.sh --scratch-path .build-release --show-bin-path)" \
+	  $(BENCH_TAKEOVER_DOCUMENTS)
 
 clean:
 	rm -rf .build

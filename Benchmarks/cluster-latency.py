@@ -18,7 +18,7 @@ import contextlib, http.client, json, os, shutil, signal, socket, statistics, su
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quire_service import free_port, info_rate, repo  # noqa: E402
+from quire_service import free_port, info_rate, postgres, repo  # noqa: E402
 
 build = sys.argv[1]
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 40
@@ -36,28 +36,6 @@ def wait_for_port(port, process):
                 raise SystemExit(f"a node on port {port} exited")
             time.sleep(0.05)
     raise SystemExit(f"nothing listens on port {port}")
-
-
-@contextlib.contextmanager
-def postgres(work):
-    binaries = sorted(d for d in os.listdir("/usr/lib/postgresql") if d.isdigit())[-1]
-    binaries = f"/usr/lib/postgresql/{binaries}/bin"
-    prefix = ["/usr/sbin/runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
-    os.makedirs(f"{work}/pg", mode=0o700)
-    if os.getuid() == 0:
-        shutil.chown(f"{work}/pg", "postgres")
-    subprocess.run(prefix + [f"{binaries}/initdb", "-D", f"{work}/pg/data", "-U", "quire", "-A", "trust",
-                             "--no-sync", "-E", "UTF8", "--locale=C"], check=True, stdout=subprocess.DEVNULL)
-    port = free_port()
-    subprocess.run(prefix + [f"{binaries}/pg_ctl", "-D", f"{work}/pg/data", "-l", f"{work}/pg/log", "-w", "-o",
-                             f"-p {port} -k {work}/pg -c listen_addresses=127.0.0.1", "start"],
-                   check=True, stdout=subprocess.DEVNULL)
-    try:
-        subprocess.run([f"{binaries}/createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "quire", "quire"], check=True)
-        yield f"postgres://quire@127.0.0.1:{port}/quire"
-    finally:
-        subprocess.run(prefix + [f"{binaries}/pg_ctl", "-D", f"{work}/pg/data", "-m", "immediate", "stop"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 @contextlib.contextmanager

@@ -103,3 +103,27 @@ def info_rate(port, document, count, suffix=""):
         assert response.status == 200, response.status
     connection.close()
     return count / (time.monotonic() - start)
+
+
+@contextlib.contextmanager
+def postgres(work):
+    """A private PostgreSQL (Debian's, as the `postgres` user when run as root) in `WORK/pg` on a free port;
+    yields its URL (`postgres://quire@127.0.0.1:PORT/quire`) and stops it after."""
+    binaries = sorted(d for d in os.listdir("/usr/lib/postgresql") if d.isdigit())[-1]
+    binaries = f"/usr/lib/postgresql/{binaries}/bin"
+    prefix = ["/usr/sbin/runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
+    os.makedirs(f"{work}/pg", mode=0o700)
+    if os.getuid() == 0:
+        shutil.chown(f"{work}/pg", "postgres")
+    subprocess.run(prefix + [f"{binaries}/initdb", "-D", f"{work}/pg/data", "-U", "quire", "-A", "trust",
+                             "--no-sync", "-E", "UTF8", "--locale=C"], check=True, stdout=subprocess.DEVNULL)
+    port = free_port()
+    subprocess.run(prefix + [f"{binaries}/pg_ctl", "-D", f"{work}/pg/data", "-l", f"{work}/pg/log", "-w", "-o",
+                             f"-p {port} -k {work}/pg -c listen_addresses=127.0.0.1", "start"],
+                   check=True, stdout=subprocess.DEVNULL)
+    try:
+        subprocess.run([f"{binaries}/createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "quire", "quire"], check=True)
+        yield f"postgres://quire@127.0.0.1:{port}/quire"
+    finally:
+        subprocess.run(prefix + [f"{binaries}/pg_ctl", "-D", f"{work}/pg/data", "-m", "immediate", "stop"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import QuireTestSupport
 @testable import StoreCore
+import Synchronization
 import Testing
 
 /// A cluster node's view in its metrics: two nodes' libraries on the tests' private PostgreSQL, one store
@@ -16,7 +17,10 @@ struct ClusterMetricsTests {
         let metrics: StoreMetrics
         let follower: Task<Void, Never>
 
-        init(catalog: PostgresCatalog, client: PostgresClient, database: String, store: URL, root: URL) async throws {
+        init(
+            catalog: PostgresCatalog, client: PostgresClient, database: String, store: URL, root: URL,
+            following: Bool = true
+        ) async throws {
             var configuration = StoreConfiguration(storeDirectory: store, port: 0, roots: [root])
             configuration.database = DatabaseAddress(url: database)
             var logger = Logger(label: "quire.test")
@@ -27,8 +31,12 @@ struct ClusterMetricsTests {
                 cluster: ClusterLink(client: client, lockClient: client, registry: catalog))
             // Following from the log's last event now: what any node records from here on reaches this one.
             let fanOut = try #require(library.fanOut as? LogFollowingFanOut)
-            try await fanOut.start()
-            follower = Task { await fanOut.run() }
+            if following {
+                try await fanOut.start()
+                follower = Task { await fanOut.run() }
+            } else {
+                follower = Task {}  // hears of no other node's change: the longest notification lag there is
+            }
         }
 
         /// The count and sum of the lag histogram in the node's exposition (nil when it has no sample yet).
@@ -83,5 +91,77 @@ struct ClusterMetricsTests {
         }
         await first.stop()
         await second.stop()
+    }
+
+    /// With the writer alive, the other node is a plain non-owner that was told nothing. With the writer gone from
+    /// the registry, the other node's own watcher sees the write and claims the document while handling it, in the
+    /// document's lane: the taking in must not wait for that lane (it waited for itself, and the node never
+    /// answered the document again).
+    @Test(
+        "a node that has not heard of another node's write answers the catalog's version, never its older copy",
+        .timeLimit(.minutes(1)), arguments: [true, false])
+    func readsAfterAnotherNodesWrite(writerAlive: Bool) async throws {
+        let server = try PostgresServer.shared()
+        let database = try await server.createDatabase()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let root = try directory.directory("root")
+        let store = directory.url.appendingPathComponent("store", isDirectory: true)
+        let client = PostgresClient(
+            configuration: server.configuration(database: database), backgroundLogger: Logger(label: "test"))
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        let url = server.url(database: database)
+        let catalog = try await PostgresCatalog.open(client: client, location: url, logger: Logger(label: "test"))
+        let first = try await Node(catalog: catalog, client: client, database: url, store: store, root: root)
+        let deaf = try await Node(
+            catalog: catalog, client: client, database: url, store: store, root: root, following: false)
+        do {
+            if writerAlive { try await catalog.heartbeat(first.library.membership.record(openDocuments: 0)) }
+            let file = first.library.incomingDirectory.appendingPathComponent("upload.pdf")
+            try Fixture.data("one-page.pdf").write(to: file)
+            let (created, tag) = try await first.library.upload(fileAt: file, password: nil)
+            let id = try #require(DocumentID(rawValue: created.id))
+            // The other node reads it (and keeps the document open, its info cached).
+            #expect(try await deaf.library.infoNeedsOwner(id) == false)
+            let (before, _) = try await deaf.library.info(id, password: nil)
+            #expect(before.version == created.version)
+            // The document's owner replaces its content; the other node is told nothing.
+            let replacement = first.library.incomingDirectory.appendingPathComponent("replacement.pdf")
+            try Fixture.data("mixed-sizes.pdf").write(to: replacement)
+            let (replaced, newTag) = try await first.library.replaceContent(
+                id, withFileAt: replacement, precondition: WritePrecondition(ifMatch: .tags([tag])), password: nil)
+            #expect(replaced.version > created.version)
+            // A client that wrote through the owner reads through the other node at once: the new version.
+            #expect(try await deaf.library.infoNeedsOwner(id) == false)
+            // Bounded: a lane that waits for itself never answers, and the test must say so rather than hang.
+            final class Answer: Sendable {
+                let value = Mutex<(DocumentRepresentations.Info, EntityTag)?>(nil)
+            }
+            let answer = Answer()
+            let library = deaf.library
+            let reading = Task {
+                let got = try await library.info(id, password: nil)
+                answer.value.withLock { $0 = got }
+            }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while answer.value.withLock({ $0 == nil }), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            guard let (after, afterTag) = answer.value.withLock({ $0 }) else {
+                reading.cancel()
+                Issue.record("the other node gave no answer within 20 s: the document's lane waits for itself")
+                return  // the stuck node is left behind: stopping it would wait for the same lane
+            }
+            #expect(after.version == replaced.version)
+            #expect(afterTag == newTag)
+            #expect(after.pageCount == replaced.pageCount)
+        } catch {
+            await first.stop()
+            await deaf.stop()
+            throw error
+        }
+        await first.stop()
+        await deaf.stop()
     }
 }

@@ -70,7 +70,7 @@ extension DocumentLibrary {
         // node may have recorded this change already).
         open.invalidateInfo()
         // In a cluster the owner records it (its own watchers see it too).
-        guard await recordsObservedChanges(of: open.id) else { return }
+        guard await recordsObservedChanges(of: open.id, insideLane: true) else { return }
         guard let record = try? await catalog.document(open.id) else { return }
         let files = (try? await blocking { open.measureFiles() }) ?? open.files
         var updated = Self.updated(record, from: open, files: files, keepingOwnersState: isClusterNode)
@@ -96,7 +96,7 @@ extension DocumentLibrary {
 
     /// A file of an open document moved (the provider follows it).
     func fileMoved(_ open: OpenDocument, from: URL, to: URL) async {
-        guard await recordsObservedChanges(of: open.id) else { return }
+        guard await recordsObservedChanges(of: open.id, insideLane: true) else { return }
         await recordMove(open.id, from: from, to: to) { _ in open.providers.map(\.fileURL.path) }
     }
 

@@ -1,39 +1,33 @@
 import Foundation
 
 extension DocumentLibrary {
-    /// How long a node trusts what it learned of a document's owner before it asks the registry again. An owner
-    /// changes only when its node has been dead for ``NodeMembership/liveness``, so this bounds nothing that
-    /// matters but the registry's load.
-    static let ownerCacheLifetime: Duration = .seconds(1)
-
     /// Whether this library is a node of a cluster (documents have owners among several nodes).
-    public var isClusterNode: Bool { configuration.database != nil }
+    public var isClusterNode: Bool { ownership.isCluster }
 
-    /// Which node owns document `id`: the one that keeps it open with its unsaved edits and its conflict. One node
-    /// owns every document. In a cluster, a document with no owner or a dead one (no heartbeat within
-    /// ``NodeMembership/liveness``) is claimed for this node on the way, and taken in as a takeover
-    /// (``takeIn(_:from:)``): opened, which compares its files with the catalog.
+    /// Which node owns document `id`: the one that keeps it open with its unsaved edits and its conflict
+    /// (``DocumentOwnership``). One node owns every document. In a cluster, a document with no owner or a dead one
+    /// (no heartbeat within ``NodeMembership/liveness``) is claimed for this node on the way, and taken in as a
+    /// takeover (``takeIn(_:from:)``): opened, which compares its files with the catalog.
     /// - Throws: ``StoreError/unavailable(_:retryAfterSeconds:)`` when the registry cannot be read.
     public func owner(of id: DocumentID) async throws -> DocumentOwner {
-        guard isClusterNode else { return .this(takenOverFrom: nil) }
-        let now = ContinuousClock.now
-        if let known = owners.withLock({ $0[id] }), known.until > now { return known.owner }
-        let owner: DocumentOwner
-        do {
-            // A node that has just come back (from an outage of the database, say) takes nothing over yet: the
-            // owner it would take from may be coming back too.
-            owner = try await membership.registry.owner(
-                of: id, claimingFor: membership.id,
-                liveness: membership.mayTakeOver ? NodeMembership.liveness : .seconds(365 * 86_400))
-        } catch {
-            throw StoreError.unavailable(
-                "the owner of document \(id.rawValue) cannot be read: \(error)", retryAfterSeconds: 1)
-        }
-        remember(owner, of: id)
+        try await owner(of: id, insideLane: false)
+    }
+
+    /// ``owner(of:)`` for a caller that may be running in the document's lane (`insideLane`): the takeover's
+    /// taking in, which runs in that lane too, is then left to run after the caller's operation instead of being
+    /// waited for (a lane is not reentrant: waiting would wait for itself, and the document would answer nothing
+    /// on this node again).
+    /// - Throws: as ``owner(of:)``.
+    func owner(of id: DocumentID, insideLane: Bool) async throws -> DocumentOwner {
+        let owner = try await ownership.owner(of: id)
         if case .this(let previous?) = owner {
             metrics.takeovers.increment()
             logger.notice("took over a document from a dead node", metadata: ["document": "\(id)", "from": "\(previous)"])
-            await takeIn(id, from: previous)
+            if insideLane {
+                Task { await self.takeIn(id, from: previous) }
+            } else {
+                await takeIn(id, from: previous)
+            }
         }
         return owner
     }
@@ -44,16 +38,17 @@ extension DocumentLibrary {
     /// that one change gives one event, and the one its owner would give (a write under its unsaved edits is a
     /// conflict, not a change), however many nodes watch. When the registry cannot be read this node records
     /// too: the document's lock and the catalog's comparison keep a change from being recorded twice.
-    func recordsObservedChanges(of id: DocumentID) async -> Bool {
+    /// `insideLane`: the caller runs in the document's lane (see ``owner(of:insideLane:)``).
+    func recordsObservedChanges(of id: DocumentID, insideLane: Bool = false) async -> Bool {
         guard isClusterNode else { return true }
-        guard let owner = try? await owner(of: id) else { return true }
+        guard let owner = try? await owner(of: id, insideLane: insideLane) else { return true }
         if case .this = owner { return true }
         return false
     }
 
     /// Forgets what this node learned of document `id`'s owner (its node did not answer a forwarded request).
     public func forgetOwner(of id: DocumentID) {
-        _ = owners.withLock { $0.removeValue(forKey: id) }
+        ownership.forget(id)
     }
 
     /// Claims document `id` for this node as it is made (the node that made it owns it: a document with no owner
@@ -105,7 +100,7 @@ extension DocumentLibrary {
                     }
                 }) ?? candidates
             for record in suspects {
-                remember(.this(takenOverFrom: nil), of: record.id)
+                ownership.remember(.this(takenOverFrom: nil), of: record.id)
                 await takeIn(record.id, from: previous[record.id] ?? nil)
             }
         }
@@ -150,24 +145,23 @@ extension DocumentLibrary {
         }
     }
 
-    private func remember(_ owner: DocumentOwner, of id: DocumentID) {
-        let until = ContinuousClock.now + Self.ownerCacheLifetime
-        let kept: DocumentOwner = if case .this = owner { .this(takenOverFrom: nil) } else { owner }
-        owners.withLock { $0[id] = (kept, until) }
-    }
-
     /// Whether document `id`'s info is its owner's to give: in a cluster, when another node holds it dirty or in
-    /// conflict (its unsaved edits, or its conflict, are in that node's memory). What this node cached says, else
-    /// the catalog.
+    /// conflict (its unsaved edits, or its conflict, are in that node's memory), as the catalog says now. A copy
+    /// this node holds of an older version than the record's is brought in line first (one query a request: a
+    /// cluster's node answers what the catalog holds when the request came, never what it was last told).
     /// - Throws: a `CatalogError` when the catalog cannot be read.
     public func infoNeedsOwner(_ id: DocumentID) async throws -> Bool {
         guard isClusterNode else { return false }
         await dropCopyIfOwnedElsewhere(id, askingTheRegistry: false)
-        if let open = state.withLock({ $0.open[id] }) {
-            if open.document.hasUnsavedChanges || open.document.conflict != nil { return false }
-            if let (info, _) = open.cachedInfo { return info.state == "dirty" || info.state == "conflict" }
-        }
+        let open = state.withLock { $0.open[id] }
+        if let open, open.document.hasUnsavedChanges || open.document.conflict != nil { return false }
+        // The record, read now: another node's change may not have been notified yet (a client that wrote through
+        // one node reads through another at once). What this node cached of an older version is not answered.
         guard let record = try await catalog.document(id) else { return false }
+        if let open, let (info, _) = open.cachedInfo, info.version != record.version {
+            open.invalidateInfo()
+            await catchUpWithRecord(id)
+        }
         return record.state == .dirty || record.state.conflictType != nil
     }
 
@@ -176,7 +170,7 @@ extension DocumentLibrary {
     /// conflict were lost with its ownership, and the new owner's record is the truth. Otherwise it would go on
     /// answering the document's info, text and pages from edits no other node knows of. With `askingTheRegistry`
     /// (told of another node's change), it asks the registry rather than what it remembers of the owner (for at
-    /// most ``ownerCacheLifetime``): a request's check does not cost a query.
+    /// most ``DocumentOwnership/cacheLifetime``): a request's check does not cost a query.
     func dropCopyIfOwnedElsewhere(_ id: DocumentID, askingTheRegistry: Bool = true) async {
         guard isClusterNode, let open = state.withLock({ $0.open[id] }),
             open.document.hasUnsavedChanges || open.document.conflict != nil
@@ -201,7 +195,6 @@ extension DocumentLibrary {
     /// Whether node `id` is alive (a heartbeat within ``NodeMembership/liveness``); true when the registry cannot
     /// be read (nothing is taken from a node on the strength of an error).
     public func nodeIsAlive(_ id: String) async -> Bool {
-        guard let nodes = try? await membership.registry.nodes(liveness: NodeMembership.liveness) else { return true }
-        return nodes.first { $0.node.id == id }?.isLive ?? false
+        await ownership.isAlive(id)
     }
 }

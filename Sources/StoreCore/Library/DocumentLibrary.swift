@@ -41,15 +41,15 @@ public final class DocumentLibrary: Sendable {
     /// shared PostgreSQL in a cluster.
     let locks: any DocumentLocks
     /// This node in the store's node registry (itself alone, or a cluster's nodes).
-    public let membership: NodeMembership
+    public var membership: NodeMembership { ownership.membership }
+    /// Which node owns each document, as this node learns it.
+    let ownership: DocumentOwnership
     let pool: NIOThreadPool
     /// The worker processes that render pages and extract text (the service's own process parses documents
     /// only to open them and to keep their edits).
     let workers: PDFWorkerPool
     /// What the workers found in the PDFs they opened lately.
     let summaries = PDFSummaryCache()
-    /// The owners of documents this node asked about lately, each kept for ``ownerCacheLifetime`` (a cluster's).
-    let owners = Mutex<[DocumentID: (owner: DocumentOwner, until: ContinuousClock.Instant)]>([:])
     /// Where uploads are kept: `<store>/files`.
     let uploadDirectory: URL
     /// The upload directory and the configured roots, each opened once: every file of a document is opened
@@ -62,10 +62,10 @@ public final class DocumentLibrary: Sendable {
     let versionConfinement: FileConfinement
     /// When the library was made: temporary files older than this are left from an earlier run.
     let createdAt = Date()
-    /// Where request bodies are streamed before they enter the store: `<store>/incoming` (emptied at start).
-    public let incomingDirectory: URL
-    /// The budget of upload bytes in flight (``StoreConfiguration/uploadBudgetBytes``).
-    let uploadBudget: UploadBudget
+    /// Where request bodies enter the store: their directory, the budget of upload bytes in flight, the limit.
+    package let uploads: UploadIntake
+    /// Where request bodies are streamed before they enter the store (``UploadIntake/directory``).
+    public var incomingDirectory: URL { uploads.directory }
     /// The sealer of listing cursors, with the store's key.
     public let listingCursors: ListingCursors
     let state = Mutex(State())
@@ -105,7 +105,9 @@ public final class DocumentLibrary: Sendable {
                 broadcaster: events, log: catalog, client: cluster.client, pollInterval: cluster.pollInterval,
                 metrics: metrics, logger: logger)
             locks = AdvisoryDocumentLocks(client: cluster.lockClient, timeout: cluster.lockTimeout)
-            membership = NodeMembership(registry: cluster.registry, version: version, logger: logger)
+            ownership = DocumentOwnership(
+                membership: NodeMembership(registry: cluster.registry, version: version, logger: logger),
+                isCluster: true)
         } else {
             // One node's SQLite catalog tells of each event as it commits, in id order: the feed publishes
             // there, so that concurrent commits never reach a subscriber out of order.
@@ -115,7 +117,9 @@ public final class DocumentLibrary: Sendable {
             local.observeCommittedEvents { [events] event in events.publish(event) }
             fanOut = CommitOrderFanOut()
             locks = LocalDocumentLocks()
-            membership = NodeMembership(registry: LocalNodeRegistry(), version: version, logger: logger)
+            ownership = DocumentOwnership(
+                membership: NodeMembership(registry: LocalNodeRegistry(), version: version, logger: logger),
+                isCluster: false)
         }
         // One thread per core for the store's own blocking work, and one per PDF worker: opening a document waits
         // for a worker's probe on one of these threads, and slow probes must not leave none for other documents.
@@ -138,18 +142,9 @@ public final class DocumentLibrary: Sendable {
             at: versions, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         versionStore = FileVersionStore(directory: versions)
         versionConfinement = try FileConfinement(root: versions)
-        let incoming = configuration.storeDirectory.appendingPathComponent("incoming", isDirectory: true)
-        if configuration.database == nil {
-            incomingDirectory = incoming
-            // What a crash left in `incoming` is no one's: the store's lock says no other service writes there.
-            try? FileManager.default.removeItem(at: incomingDirectory)
-        } else {
-            // A cluster's nodes share the store directory: each streams bodies into a directory of its own.
-            incomingDirectory = incoming.appendingPathComponent("node-" + UUID().uuidString, isDirectory: true)
-        }
-        try FileManager.default.createDirectory(
-            at: incomingDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        uploadBudget = UploadBudget(limit: configuration.uploadBudgetBytes)
+        uploads = try UploadIntake(
+            storeDirectory: configuration.storeDirectory, sharedStore: configuration.database != nil,
+            budgetBytes: configuration.uploadBudgetBytes, limit: configuration.maxUploadBytes)
         listingCursors = try ListingCursors.ofStore(in: configuration.storeDirectory)
         dormantBox.withLock {
             $0 = DormantDocuments(
@@ -192,36 +187,38 @@ public final class DocumentLibrary: Sendable {
     func otherNodeRecorded(_ event: StoreEvent) {
         let id = event.documentID
         invalidateInfo(id)  // at once: the answers cached for the version another node replaced
-        Task {
-            _ = try? await lane(id).run {
-                let record = try await self.catalog.document(id)
-                guard let open = self.state.withLock({ $0.open[id] }) else {
-                    if let record, record.state != .deleted { self.watchDormant(id, paths: record.files) }
-                    return
-                }
-                guard !open.document.hasUnsavedChanges, open.document.conflict == nil else {
-                    // Its edits or its conflict are its owner's: this node keeps them only while it owns it.
-                    Task { await self.dropCopyIfOwnedElsewhere(id) }
-                    return
-                }
-                guard record == nil || record?.etag != OpenDocument.tag(of: open.files) else { return }
-                self.forget(id)
+        Task { await catchUpWithRecord(id) }
+    }
+
+    /// Brings what this node holds of document `id` in line with its catalog record (another node changed it),
+    /// in its lane: see ``otherNodeRecorded(_:)``.
+    func catchUpWithRecord(_ id: DocumentID) async {
+        _ = try? await lane(id).run {
+            let record = try await self.catalog.document(id)
+            guard let open = self.state.withLock({ $0.open[id] }) else {
                 if let record, record.state != .deleted { self.watchDormant(id, paths: record.files) }
+                return
             }
+            guard !open.document.hasUnsavedChanges, open.document.conflict == nil else {
+                // Its edits or its conflict are its owner's: this node keeps them only while it owns it.
+                Task { await self.dropCopyIfOwnedElsewhere(id) }
+                return
+            }
+            guard record == nil || record?.etag != OpenDocument.tag(of: open.files) else { return }
+            self.forget(id)
+            if let record, record.state != .deleted { self.watchDormant(id, paths: record.files) }
         }
     }
 
-    /// Streams a request body into a temporary file of ``incomingDirectory`` (see ``IncomingUpload``), within
-    /// `limit` bytes and the service's upload budget.
-    /// - Throws: ``StoreError/tooLarge(limit:)`` above the limit (a declared length before any byte is read),
-    ///   ``StoreError/uploadBudgetExhausted(budget:retryAfterSeconds:)`` when the budget is spent, or the error of
-    ///   the file or the body.
+    /// Streams a request body into a temporary file of ``incomingDirectory`` (``UploadIntake``), within `limit`
+    /// bytes and the service's upload budget, its file I/O on the library's thread pool.
+    /// - Throws: as ``UploadIntake/receive(_:declaredLength:limit:blocking:)``.
     package func receiveUpload<Body: AsyncSequence & Sendable>(
         _ body: Body, declaredLength: Int?, limit: Int
     ) async throws -> IncomingUpload where Body.Element == ByteBuffer {
-        try await IncomingUpload.receive(
-            body, declaredLength: declaredLength, limit: limit, budget: uploadBudget, directory: incomingDirectory
-        ) { work in try await self.blocking(work) }
+        try await uploads.receive(body, declaredLength: declaredLength, limit: limit) { work in
+            try await self.blocking(work)
+        }
     }
 
     // MARK: lifecycle
@@ -251,7 +248,7 @@ public final class DocumentLibrary: Sendable {
         dormant?.stop()
         metrics.openDocuments.record(0)
         events.finishAll()
-        if configuration.database != nil { try? FileManager.default.removeItem(at: incomingDirectory) }
+        uploads.close()
         workers.shutdown()
         try? await pool.shutdownGracefully()
     }
