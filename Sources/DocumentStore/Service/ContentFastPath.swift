@@ -157,7 +157,8 @@ final class ContentFastPathHandler: ChannelDuplexHandler, RemovableChannelHandle
 
 /// Hummingbird's HTTP/1 child channel with, in front of its codec: ``ResponseVersionHandler`` (HTTP/1.0 answered as
 /// HTTP/1.0), ``MalformedRequestProblemHandler`` (a problem for a request that cannot be parsed),
-/// ``ConnectionDeadlineHandler`` (timeouts, early answers close) and ``ContentFastPathHandler``.
+/// ``ResponseBacklogHandler`` (unsent answer bytes; closes that let them leave), ``ConnectionDeadlineHandler``
+/// (timeouts, early answers close) and ``ContentFastPathHandler``.
 struct StoreHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 
@@ -179,7 +180,7 @@ struct StoreHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     var responder: HTTPChannelHandler.Responder { http1.responder }
 
     /// Hummingbird's pipeline, then just after the request decoder, in this order: the version handler, the
-    /// problem for a malformed request, the deadlines and the fast path (every answer, the fast
+    /// problem for a malformed request, the backlog, the deadlines and the fast path (every answer, the fast
     /// path's too, passes the handlers nearer the decoder on its way out).
     /// Fails when the pipeline has no HTTP/1 request decoder (Hummingbird changed its pipeline): the connection is
     /// closed, nothing is answered wrongly.
@@ -193,6 +194,9 @@ struct StoreHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             let deadlines = ConnectionDeadlineHandler(
                 headerTimeout: headerTimeout, idleTimeout: idleTimeout, logger: logger)
             try operations.addHandler(deadlines, position: .after(decoder))
+            // Nearer the decoder than the deadlines: their closes wait for the answer's unsent bytes.
+            try operations.addHandler(
+                ResponseBacklogHandler(idleTimeout: idleTimeout), position: .after(decoder))
             try operations.addHandler(MalformedRequestProblemHandler(), position: .after(decoder))
             // First after the decoder: every answer (the fast path's too) passes it on its way out.
             try operations.addHandler(ResponseVersionHandler(), position: .after(decoder))
