@@ -17,7 +17,9 @@ struct StoreHelpTests {
         #expect(result.status == 0)
         for command in Self.pinned.keys.sorted() { #expect(result.output.contains("\n  \(command) ")) }
     }
-    @Test("the README's synopsis of each service command names every option its --help lists",
+
+    @Test(
+        "the README's synopsis of each service command names every option its --help lists",
         arguments: Array(pinned.keys).sorted())
     func readmeSynopsis(_ command: String) throws {
         let help = try QuireProcess.run([command, "--help"])

@@ -55,12 +55,12 @@ public struct EventsController: RouteController {
                 var sent = lastSeen ?? 0
                 // Checked before every write, so that the writes never wait for the reader (NIO's watermark, 64 KiB,
                 // is above the bound): a reader the service gives up on gets its final event at once.
-                var fellBehind: Bool { (backlog?.bytes ?? 0) > Self.backlogBound }
+                var isBehind: Bool { (backlog?.bytes ?? 0) > Self.backlogBound }
                 replay: if lastSeen != nil {
                     while true {
                         let missed = try await catalog.events(after: sent, limit: 500)
                         for event in missed {
-                            if fellBehind {
+                            if isBehind {
                                 live.fellBehind()
                                 break replay
                             }
@@ -75,7 +75,7 @@ public struct EventsController: RouteController {
                     try await writer.write(ByteBuffer(string: ServerSentEvent.comment("connected")))
                     // An endless stream would hold a graceful shutdown forever: end it when the server stops.
                     for await item in live.items.cancelOnGracefulShutdown() {
-                        if fellBehind {
+                        if isBehind {
                             live.fellBehind()
                             break
                         }

@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// Each subscriber has a bounded buffer. A subscriber that falls so far behind that an item does not fit is
 /// ended, never skipped ahead: it still receives what its buffer holds (a gap-free run of events), then its
-/// stream finishes, and its client resumes with `Last-Event-ID` from the persisted log.
+/// stream finishes, and its client resumes with `Last-Event-ID` from the persisted log. A subscriber whose reader
+/// falls behind elsewhere (its connection) is ended the same way by ``Subscription/fellBehind()``.
 package final class EventBroadcaster: Sendable {
     /// What a subscriber receives.
     package enum Item: Sendable {
