@@ -206,6 +206,13 @@ class BrowserTests:
               "the row shows the page count")
         count = self.driver.find_element(By.ID, "document-count").text
         check(count == "3 documents", f"the count says 3 documents: {count!r}")
+        # The caption says the order the rows have: the service's, oldest first (the order they were made in).
+        caption = self.driver.find_element(By.CSS_SELECTOR, "#document-table caption").get_attribute("textContent")
+        shown = self.js("return [...document.querySelectorAll('#document-rows tr')].map((row) => row.dataset.id)")
+        made = [document["id"] for document in [self.uploaded, self.registered, self.conflicted]]
+        listed = [summary["id"] for summary in self.server.request("GET", "/documents")["documents"]]
+        check("oldest first" in caption and shown == listed == made,
+              f"the caption ({caption!r}) and the rows ({shown}) agree with the service ({listed}): {made}")
         check(not self.driver.find_element(By.ID, "more-button").is_displayed(), "no more button for one page")
         # The state filter asks the service for that state: the rows of other states go.
         state_filter = Select(self.driver.find_element(By.ID, "state-filter"))
@@ -228,6 +235,29 @@ class BrowserTests:
         check(width > 0, "the thumbnail has a natural width")
         source = self.js(f"return document.querySelector(`#document-rows tr[data-id='{self.registered['id']}'] img`).src")
         check("/pages/1/image?dpi=" in source, f"the thumbnail is the service's render of page 1: {source}")
+
+    def test_an_encrypted_document_shows_locked_not_a_broken_image(self):
+        server = Server(self.work, "locked")
+        self.servers.append(server)
+        with open(os.path.join(FIXTURES, "encrypted-aes256.pdf"), "rb") as file:
+            locked = server.request("POST", "/documents", file.read(),
+                                    {"Content-Type": "application/pdf", "X-Document-Password": "userpw"})
+        plain = server.upload("one-page.pdf")
+        self.allowed_errors = ["401"]  # the thumbnail's request, which the service refuses without the password
+        self.open_page(server)
+        cell = f"#document-rows tr[data-id='{locked['id']}'] td.thumbnail"
+        wait_until(lambda: self.js(f"return document.querySelector(`{cell}`)?.classList.contains('locked')"), 15,
+                   "the locked placeholder in the encrypted document's thumbnail")
+        check(self.js(f"return getComputedStyle(document.querySelector(`{cell} img`)).display") == "none",
+              "no broken image: the failed image is not shown")
+        placeholder = self.js(f"return getComputedStyle(document.querySelector(`{cell}`), '::before').content")
+        check(placeholder == '"locked"', f"the placeholder says locked: {placeholder}")
+        title = self.js(f"return document.querySelector(`{cell}`).title")
+        check(title.startswith("Encrypted"), f"the placeholder says why: {title!r}")
+        image_width = (f"const image = document.querySelector(`#document-rows tr[data-id='{plain['id']}'] img`);"
+                       "return image && image.complete ? image.naturalWidth : 0;")
+        wait_until(lambda: self.js(image_width), 15, "the readable document's thumbnail beside it")
+        self.screenshot("locked.png")
 
     def test_external_copy_updates_the_row_within_two_seconds(self):
         self.open_page()

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// The --help of each service command (run by `quire-store`), pinned like `inspect --help` in HelpTests.
@@ -16,6 +17,52 @@ struct StoreHelpTests {
         #expect(result.status == 0)
         for command in Self.pinned.keys.sorted() { #expect(result.output.contains("\n  \(command) ")) }
     }
+
+    @Test(
+        "the README's synopsis of each service command names every option its --help lists",
+        arguments: Array(pinned.keys).sorted())
+    func readmeSynopsis(_ command: String) throws {
+        let help = try QuireProcess.run([command, "--help"])
+        #expect(help.status == 0)
+        let options = Self.options(inHelp: help.output).subtracting(["--help", "--version"])
+        #expect(!options.isEmpty)
+        let synopsis = try Self.readmeSynopsis(of: command)
+        let missing = options.filter { option in !["[", " ", "|"].contains { synopsis.contains($0 + option) } }
+        #expect(missing.isEmpty, "the README's synopsis of quire \(command) lacks \(missing.sorted()): \(synopsis)")
+    }
+
+    /// The long options of a --help's OPTIONS section.
+    static func options(inHelp help: String) -> Set<String> {
+        guard let section = help.range(of: "\nOPTIONS:\n") else { return [] }
+        let words = help[section.upperBound...].split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," })
+        return Set(words.filter { $0.hasPrefix("--") && $0.count > 2 }.map(String.init))
+    }
+
+    /// The lines of the README's synopsis block (under "The service from the command line") that describe
+    /// `quire command`: its own lines (the first starts with `quire command`, the next ones are indented) and the
+    /// comment lines (`# …`) that name it.
+    static func readmeSynopsis(of command: String) throws -> String {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let section = try #require(text.range(of: "## The service from the command line\n\n```\n"))
+        let end = try #require(text.range(of: "\n```", range: section.upperBound..<text.endIndex))
+        var lines: [Substring] = []
+        var inCommand = false
+        for line in text[section.upperBound..<end.lowerBound].split(separator: "\n") {
+            if line.hasPrefix("quire ") {
+                inCommand = line.hasPrefix("quire \(command) ")
+            } else if line.hasPrefix("#") {
+                inCommand = false
+                let names = line.split(whereSeparator: { !$0.isLetter })
+                if names.contains(Substring(command)) { lines.append(line) }
+                continue
+            }
+            if inCommand { lines.append(line) }
+        }
+        return lines.joined(separator: "\n")
+    }
+
     static let pinned: [String: String] = [
         "serve": """
         OVERVIEW: Run the document-store HTTP service until SIGINT or SIGTERM.

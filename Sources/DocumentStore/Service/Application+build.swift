@@ -163,8 +163,9 @@ public func documentControllers(
 /// `/openapi.yaml`, the web page at `/` and `/assets/…`) and `controllers`.
 ///
 /// Middleware, outermost first: `RequestTelemetryMiddleware` (log line, metrics, `X-Request-ID`),
-/// `ProblemResponseMiddleware` (every error as problem details), and, when a token is configured,
-/// `BearerTokenMiddleware` (mutating methods need it; so the web page and the reads it makes load without it).
+/// `ProblemResponseMiddleware` (every error as problem details; 405 with `Allow` for a known path), and, when a
+/// token is configured, `BearerTokenMiddleware` (mutating methods need it; so the web page and the reads it makes
+/// load without it).
 /// HEAD is answered wherever GET is.
 /// - Parameters:
 ///   - configuration: The checked configuration; its token decides whether mutating requests need one.
@@ -182,7 +183,8 @@ public func buildRouter(
     let router = Router(context: StoreRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Middleware applies to the routes added after it: add it first.
     router.add(middleware: RequestTelemetryMiddleware(level: requestLogLevel, metrics: metrics))
-    router.add(middleware: ProblemResponseMiddleware())
+    let routes = RouteTable()
+    router.add(middleware: ProblemResponseMiddleware(routes: routes))
     if let token = configuration.token {
         router.add(middleware: BearerTokenMiddleware(token: token))
     }
@@ -193,5 +195,6 @@ public func buildRouter(
     for controller in builtIn + controllers {
         router.addRoutes(controller.routes, atPath: controller.mountPath)
     }
+    routes.fill(from: router)
     return router
 }

@@ -155,8 +155,10 @@ final class ContentFastPathHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 }
 
-/// Hummingbird's HTTP/1 child channel with ``ConnectionDeadlineHandler`` (timeouts, early answers close) and
-/// ``ContentFastPathHandler`` in front of its codec.
+/// Hummingbird's HTTP/1 child channel with, in front of its codec: ``ResponseVersionHandler`` (HTTP/1.0 answered as
+/// HTTP/1.0), ``MalformedRequestProblemHandler`` (a problem for a request that cannot be parsed),
+/// ``ResponseBacklogHandler`` (unsent answer bytes; closes that let them leave), ``ConnectionDeadlineHandler``
+/// (timeouts, early answers close) and ``ContentFastPathHandler``.
 struct StoreHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 
@@ -179,9 +181,11 @@ struct StoreHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
     var responder: HTTPChannelHandler.Responder { http1.responder }
 
-    /// Hummingbird's pipeline, then the deadlines and the fast path just after the request decoder (in that
-    /// order: the deadlines see every request and every answer). Fails when the pipeline has no HTTP/1 request
-    /// decoder (Hummingbird changed its pipeline): the connection is closed, nothing is answered wrongly.
+    /// Hummingbird's pipeline, then just after the request decoder, in this order: the version handler, the
+    /// problem for a malformed request, the backlog, the deadlines and the fast path (every answer, the fast
+    /// path's too, passes the handlers nearer the decoder on its way out).
+    /// Fails when the pipeline has no HTTP/1 request decoder (Hummingbird changed its pipeline): the connection is
+    /// closed, nothing is answered wrongly.
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let fastPath = fastPath
         let (headerTimeout, idleTimeout, bodyPace, metrics) = (headerTimeout, idleTimeout, bodyPace, fastPath.metrics)
@@ -193,6 +197,12 @@ struct StoreHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 headerTimeout: headerTimeout, idleTimeout: idleTimeout, bodyPace: bodyPace, metrics: metrics,
                 logger: logger)
             try operations.addHandler(deadlines, position: .after(decoder))
+            // Nearer the decoder than the deadlines: their closes wait for the answer's unsent bytes.
+            try operations.addHandler(
+                ResponseBacklogHandler(idleTimeout: idleTimeout), position: .after(decoder))
+            try operations.addHandler(MalformedRequestProblemHandler(), position: .after(decoder))
+            // First after the decoder: every answer (the fast path's too) passes it on its way out.
+            try operations.addHandler(ResponseVersionHandler(), position: .after(decoder))
             return value
         }
     }

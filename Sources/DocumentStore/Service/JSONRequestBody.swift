@@ -29,8 +29,8 @@ struct JSONMemberRule: Sendable {
 extension JSONRequestBody {
     /// Decodes a request body.
     /// - Throws: a 400 ``ProblemDetails``: `about:blank` when the body is not JSON or not an object;
-    ///   `/problems/invalid-parameter` naming the member that is unknown, missing or of the wrong type (with the
-    ///   type it must have).
+    ///   `/problems/invalid-parameter` naming the member that appears twice in its object, is unknown, missing or of
+    ///   the wrong type (with the type it must have).
     static func decode(_ data: Data) throws -> Self {
         let value: Any
         do {
@@ -42,6 +42,10 @@ extension JSONRequestBody {
         }
         guard let object = value as? [String: Any] else {
             throw ProblemDetails.badRequest("the body is JSON but not an object: send a \(schemaName) object")
+        }
+        if let duplicate = JSONDuplicateKeys.first(in: data) {
+            throw ProblemDetails.invalidParameter(
+                duplicate, "member \"\(duplicate.prefix(80))\" appears more than once: send it once")
         }
         try check(object, at: "")
         do {

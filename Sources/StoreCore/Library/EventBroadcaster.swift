@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// Each subscriber has a bounded buffer. A subscriber that falls so far behind that an item does not fit is
 /// ended, never skipped ahead: it still receives what its buffer holds (a gap-free run of events), then its
-/// stream finishes, and its client resumes with `Last-Event-ID` from the persisted log.
+/// stream finishes, and its client resumes with `Last-Event-ID` from the persisted log. A subscriber whose reader
+/// falls behind elsewhere (its connection) is ended the same way by ``Subscription/fellBehind()``.
 package final class EventBroadcaster: Sendable {
     /// What a subscriber receives.
     package enum Item: Sendable {
@@ -20,25 +21,56 @@ package final class EventBroadcaster: Sendable {
     package struct Subscription: Sendable {
         /// The items: live events from the subscription on, and keep-alive ticks.
         package let items: AsyncStream<Item>
-        private let cutOff: CutOff
+        private let subscriber: Subscriber
 
-        fileprivate init(items: AsyncStream<Item>, cutOff: CutOff) {
+        fileprivate init(items: AsyncStream<Item>, subscriber: Subscriber) {
             self.items = items
-            self.cutOff = cutOff
+            self.subscriber = subscriber
         }
 
-        /// Whether the items ended because the subscriber fell more than the buffer's bound behind (not at
-        /// shutdown, nor because the subscriber went away): its reader is told where to resume.
-        package var wasCutOff: Bool { cutOff.flag.withLock { $0 } }
+        /// Whether the items ended because the subscriber fell behind (more than the buffer's bound, or
+        /// ``fellBehind()``; not at shutdown, nor because the subscriber went away): its reader is told where to
+        /// resume.
+        package var wasCutOff: Bool { subscriber.flag.withLock { $0 } }
+
+        /// Ends the items because the subscriber's reader fell behind elsewhere (its connection holds more unsent
+        /// bytes than it may): counted as a cut-off, and ``wasCutOff`` holds from now on.
+        package func fellBehind() {
+            subscriber.end(reason: "its connection holds too many unsent bytes")
+        }
     }
 
-    /// Set once when a subscription is ended for falling behind.
-    fileprivate final class CutOff: Sendable {
+    /// One subscriber: its items' continuation, and whether it was ended for falling behind (set once, counted
+    /// once).
+    fileprivate final class Subscriber: Sendable {
+        /// Set when the subscriber was ended for falling behind.
         let flag = Mutex(false)
+        let continuation: AsyncStream<Item>.Continuation
+        let counter: CoreMetrics.Counter?
+        let logger: Logger
+
+        init(continuation: AsyncStream<Item>.Continuation, counter: CoreMetrics.Counter?, logger: Logger) {
+            self.continuation = continuation
+            self.counter = counter
+            self.logger = logger
+        }
+
+        /// Ends the subscription and counts it, the first time only.
+        func end(reason: @autoclosure () -> String) {
+            let first = flag.withLock { flag in
+                defer { flag = true }
+                return !flag
+            }
+            guard first else { return }
+            logger.debug(
+                "an event stream fell behind (\(reason())): ended it (its client resumes with Last-Event-ID)")
+            counter?.increment()
+            continuation.finish()
+        }
     }
 
     private struct State {
-        var subscribers: [Int: (continuation: AsyncStream<Item>.Continuation, cutOff: CutOff)] = [:]
+        var subscribers: [Int: Subscriber] = [:]
         var next = 0
     }
 
@@ -67,24 +99,24 @@ package final class EventBroadcaster: Sendable {
         // Oldest kept: what the buffer holds is a run without gaps, and the item that does not fit ends it.
         let (stream, continuation) = AsyncStream.makeStream(
             of: Item.self, bufferingPolicy: .bufferingOldest(bufferBound))
-        let cutOff = CutOff()
+        let subscriber = Subscriber(continuation: continuation, counter: cutOffs, logger: logger)
         let id = state.withLock { state -> Int in
             defer { state.next += 1 }
-            state.subscribers[state.next] = (continuation, cutOff)
+            state.subscribers[state.next] = subscriber
             return state.next
         }
         let interval = keepAliveInterval
         let ticker = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
-                self?.deliver(.keepAlive, to: (continuation, cutOff))
+                self?.deliver(.keepAlive, to: subscriber)
             }
         }
         continuation.onTermination = { [weak self] _ in
             ticker.cancel()
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
         }
-        return Subscription(items: stream, cutOff: cutOff)
+        return Subscription(items: stream, subscriber: subscriber)
     }
 
     /// Sends an event to every subscriber; ends each subscriber whose buffer is full.
@@ -94,23 +126,11 @@ package final class EventBroadcaster: Sendable {
     }
 
     /// Enqueues `item`, or ends the subscription when it does not fit.
-    private func deliver(
-        _ item: Item, to subscriber: (continuation: AsyncStream<Item>.Continuation, cutOff: CutOff)
-    ) {
+    private func deliver(_ item: Item, to subscriber: Subscriber) {
         switch subscriber.continuation.yield(item) {
         case .enqueued, .terminated: return
-        case .dropped:
-            let first = subscriber.cutOff.flag.withLock { flag in
-                defer { flag = true }
-                return !flag
-            }
-            guard first else { return }
-            logger.debug(
-                "an event stream fell \(bufferBound) items behind: ended it (its client resumes with Last-Event-ID)")
-            cutOffs?.increment()
-            subscriber.continuation.finish()
-        @unknown default:
-            subscriber.continuation.finish()
+        case .dropped: subscriber.end(reason: "\(bufferBound) items behind")
+        @unknown default: subscriber.continuation.finish()
         }
     }
 

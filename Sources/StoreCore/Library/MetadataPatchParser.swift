@@ -4,11 +4,15 @@ import Foundation
 package enum MetadataPatchParser {
     /// The patch in `data`.
     /// - Throws: ``StoreError/invalidInput(_:)`` when it is not a JSON object;
-    ///   ``StoreError/invalidParameter(_:reason:)`` when it names an unknown member, or has a value that is neither a
-    ///   string nor null, a string with a NUL character (U+0000), or a date that is not RFC 3339.
+    ///   ``StoreError/invalidParameter(_:reason:)`` when it names a member twice or an unknown member, or has a value
+    ///   that is neither a string nor null, a string with a NUL character (U+0000), or a date that is not RFC 3339.
     package static func parse(_ data: Data) throws -> DocumentLibrary.MetadataPatch {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw StoreError.invalidInput("the body must be a JSON object of metadata members")
+        }
+        if let duplicate = JSONDuplicateKeys.first(in: data) {
+            throw StoreError.invalidParameter(
+                duplicate, reason: "member \"\(duplicate.prefix(40))\" appears more than once: send it once")
         }
         var patch = DocumentLibrary.MetadataPatch()
         for (key, value) in object {

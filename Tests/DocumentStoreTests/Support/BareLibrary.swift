@@ -13,10 +13,14 @@ struct BareLibrary {
     let library: DocumentLibrary
 
     /// Makes the library; its event streams get a keep-alive tick every `keepAliveInterval` and are ended when
-    /// more than `eventBufferBound` items wait.
-    init(keepAliveInterval: Duration = .seconds(600), eventBufferBound: Int = 10_000) throws {
+    /// more than `eventBufferBound` items wait; its configuration has the idle timeout `idleTimeout`.
+    init(
+        keepAliveInterval: Duration = .seconds(600), eventBufferBound: Int = 10_000,
+        idleTimeout: Duration = .seconds(60)
+    ) throws {
         directory = try TemporaryDirectory()
-        configuration = StoreConfiguration(storeDirectory: directory.url.appendingPathComponent("store"), port: 0)
+        configuration = StoreConfiguration(
+            storeDirectory: directory.url.appendingPathComponent("store"), port: 0, idleTimeout: idleTimeout)
         catalog = try Catalog(storeDirectory: configuration.storeDirectory)
         var logger = Logger(label: "quire.test")
         logger.logLevel = .critical

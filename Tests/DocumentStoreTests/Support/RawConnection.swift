@@ -88,6 +88,18 @@ final class RawConnection {
 }
 
 extension RawConnection {
+    /// At most `count` bytes, as soon as some arrive within `timeout` (none when the time is up); `closed` tells
+    /// whether the peer closed (or reset) the connection.
+    func read(atMost count: Int, timeout: Duration) -> (text: String, closed: Bool) {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(timeout.components.seconds * 1000)
+        guard poll(&poller, 1, max(1, milliseconds)) > 0 else { return ("", false) }
+        var buffer = [UInt8](repeating: 0, count: count)
+        let received = Glibc.read(descriptor, &buffer, count)
+        guard received > 0 else { return ("", true) }
+        return (String(decoding: buffer.prefix(received), as: UTF8.self), false)
+    }
+
     /// Ends the connection at once (both directions), as a client that goes away.
     func shutdown() {
         Glibc.shutdown(descriptor, Int32(SHUT_RDWR))

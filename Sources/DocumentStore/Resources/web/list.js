@@ -66,7 +66,7 @@ class ThumbnailLoader {
       this.running += 1;
       const done = () => {
         this.running -= 1;
-        image.classList.toggle("failed", image.naturalWidth === 0);
+        if (image.naturalWidth === 0) showNoPreview(image);
         this.next();
       };
       image.addEventListener("load", done, { once: true });
@@ -74,6 +74,28 @@ class ThumbnailLoader {
       image.src = image.dataset.src;
     }
   }
+}
+
+/**
+ * A thumbnail the service did not render: its image is hidden (a browser draws a broken-image icon for it) and its
+ * cell shows a placeholder, which says "locked" when the document is encrypted (the service answers 401 without its
+ * password).
+ */
+async function showNoPreview(image) {
+  const source = image.dataset.src;
+  image.removeAttribute("src");
+  const cell = image.parentElement;
+  cell.classList.add("no-preview");
+  cell.title = "No preview of page 1";
+  let status = 0;
+  try {
+    status = (await fetch(source, { method: "HEAD" })).status;
+  } catch {
+    return;
+  }
+  if (image.dataset.src !== source || status !== 401) return; // the row shows another version by now
+  cell.classList.add("locked");
+  cell.title = "Encrypted: its pages show once it is opened with its password";
 }
 
 /** The list of documents, in a table body. */
@@ -207,7 +229,8 @@ export class DocumentList {
     if (image.dataset.src !== source) {
       image.dataset.src = source;
       image.removeAttribute("src");
-      image.classList.remove("failed");
+      thumbnail.classList.remove("no-preview", "locked");
+      thumbnail.removeAttribute("title");
       if (source) this.thumbnails.watch(image);
     }
   }
