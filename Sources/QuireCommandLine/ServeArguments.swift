@@ -11,7 +11,8 @@ public struct ServeArguments: ParsableArguments {
             Flags beat QUIRE_* environment variables (QUIRE_HOST, QUIRE_PORT, QUIRE_STORE, QUIRE_ROOTS \
             colon-separated, QUIRE_TOKEN, QUIRE_COORDINATION_SCOPE, QUIRE_MAX_UPLOAD_BYTES, \
             QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI, QUIRE_UPLOAD_BUDGET_BYTES, QUIRE_HEADER_TIMEOUT_SECONDS, \
-            QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MAX_CONNECTIONS, QUIRE_PDF_WORKERS, QUIRE_PDF_DEADLINE_SECONDS, \
+            QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MIN_BODY_BYTES_PER_SECOND, QUIRE_BODY_TIMEOUT_SECONDS, \
+            QUIRE_MAX_CONNECTIONS, QUIRE_PDF_WORKERS, QUIRE_PDF_DEADLINE_SECONDS, \
             QUIRE_PDF_MEMORY_MIB, QUIRE_DATABASE, QUIRE_CONTENT_CHECK_SECONDS), \
             which beat the --config file, which beats the built-in defaults (config/quire.json; config/README.md \
             lists every key). Prints "quire serve: listening on \

@@ -74,6 +74,12 @@ struct ClusterMetricsTests {
         let first = try await Node(catalog: catalog, client: client, database: url, store: store, root: root)
         let second = try await Node(catalog: catalog, client: client, database: url, store: store, root: root)
         do {
+            // Both nodes alive in the registry, as their services' heartbeats keep them: neither takes the other's
+            // document over when its watcher sees the upload's file. Without heartbeats each counts the other as
+            // dead; once, under load, the first node then heard of an event the second recorded.
+            for node in [first, second] {
+                try await catalog.heartbeat(node.library.membership.record(openDocuments: 0))
+            }
             let file = first.library.incomingDirectory.appendingPathComponent("upload.pdf")
             try Fixture.data("one-page.pdf").write(to: file)
             _ = try await first.library.upload(fileAt: file, password: nil)

@@ -70,12 +70,12 @@ struct StoreHelpTests {
         Flags beat QUIRE_* environment variables (QUIRE_HOST, QUIRE_PORT, QUIRE_STORE, QUIRE_ROOTS
         colon-separated, QUIRE_TOKEN, QUIRE_COORDINATION_SCOPE, QUIRE_MAX_UPLOAD_BYTES,
         QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI, QUIRE_UPLOAD_BUDGET_BYTES, QUIRE_HEADER_TIMEOUT_SECONDS,
-        QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MAX_CONNECTIONS, QUIRE_PDF_WORKERS, QUIRE_PDF_DEADLINE_SECONDS,
-        QUIRE_PDF_MEMORY_MIB, QUIRE_DATABASE, QUIRE_CONTENT_CHECK_SECONDS), which beat the --config file,
-        which beats the built-in defaults (config/quire.json; config/README.md lists every key). Prints
-        "quire serve: listening on http://HOST:PORT" on standard output once it accepts connections (with
-        the port chosen when --port is 0); the log goes to standard error. SIGINT or SIGTERM stops it
-        gracefully.
+        QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MIN_BODY_BYTES_PER_SECOND, QUIRE_BODY_TIMEOUT_SECONDS,
+        QUIRE_MAX_CONNECTIONS, QUIRE_PDF_WORKERS, QUIRE_PDF_DEADLINE_SECONDS, QUIRE_PDF_MEMORY_MIB,
+        QUIRE_DATABASE, QUIRE_CONTENT_CHECK_SECONDS), which beat the --config file, which beats the
+        built-in defaults (config/quire.json; config/README.md lists every key). Prints "quire serve:
+        listening on http://HOST:PORT" on standard output once it accepts connections (with the port chosen
+        when --port is 0); the log goes to standard error. SIGINT or SIGTERM stops it gracefully.
 
         Exit codes: 0 stopped by SIGINT or SIGTERM; 64 bad usage; 69 the address cannot be bound; 70
         internal failure; 73 the store directory or its catalog cannot be opened; 75 another quire serve
@@ -107,6 +107,11 @@ struct StoreHelpTests {
                                   How long a client may take to send a request head (default: 10).
           --idle-timeout-seconds <n>
                                   How long a connection may stay silent (default: 60).
+          --min-body-bytes-per-second <n>
+                                  The slowest average rate a request body may come at after its first 10
+                                  seconds; 0 for no minimum (default: 16384).
+          --body-timeout-seconds <n>
+                                  The most time one request body may take (default: 1800).
           --max-connections <n>   The most connections held at once (default: 10000).
           --pdf-workers <n>       How many PDF worker processes render and extract text (default: one per
                                   core).
