@@ -18,6 +18,11 @@ import Synchronization
 ///   delegate calls the completion handler.
 /// - It keeps the bytes it last read or wrote (shared, not copied, with whoever got them from ``data()``), so
 ///   that ``resolveFileConflict(with:)`` with `.save` can restore a deleted file.
+/// - It remembers the ``FileIdentity`` of what it last read or checked, so that whoever serves the bytes it holds
+///   can ask, cheaply, whether the file is still the one they came from (``isUnchangedSinceLastLook``), and have
+///   it checked at once when not (``checkForChangeNow()``).
+/// - While observed (``FilePresenterCoordinator``), the inode it last read is watched too (``InodeWatch``): a hard
+///   link made to the file from outside its directory, or a write through one, is a change like any other.
 ///
 /// Every member, including all presenter members, is `open`.
 open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataProviding, FilePresenter,
@@ -32,9 +37,19 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         var deletionReported = false
         /// The delegate was told the file cannot be read (until it is read again).
         var unreadableReported = false
+        /// What the last read or check found at the path (nil before the first).
+        var identity: FileIdentity?
+        /// Whether the inode read last is to be watched (``startWatchingInode()``), and its watch.
+        var watchesInode = false
+        var inodeWatch: Int32?
+        /// An inode event's check is waiting to run.
+        var inodeCheckPending = false
     }
 
     private let state = Mutex(State())
+    /// Serializes the moves of the inode watch (a read's, a check's, the start and the stop), so that the watch
+    /// the state names is the one held.
+    private let inodeWatchLock = NSLock()
     /// The delegate, weakly; guarded by its own lock (a delegate is not `Sendable`).
     private let delegateLock = NSLock()
     private weak var delegate: (any FileCoordinationDelegate)?
@@ -114,11 +129,24 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
 
     // MARK: reading and writing, coordinated
 
-    /// All the bytes, read inside a coordinated read; remembered as the last-read content.
+    /// All the bytes, read inside a coordinated read; remembered as the last-read content, with the identity of
+    /// the descriptor they were read from.
     /// - Throws: a ``DataProviderError`` or a `FileCoordinationError`.
     open override func data() throws -> Data {
-        let bytes = try coordinatedRead { url in try FileSystemCalls.readFile(url.path, confinement: self.confinement) }
-        remember(ContentFingerprint(of: bytes), bytes: bytes)
+        var identity: FileIdentity?
+        let bytes: Data
+        do {
+            bytes = try coordinatedRead { url in
+                try FileSystemCalls.readFile(url.path, confinement: self.confinement) { descriptor, info in
+                    identity = FileIdentity(info)
+                    self.watchInode(descriptor)
+                }
+            }
+        } catch let error as DataProviderError {
+            state.withLock { $0.identity = FileIdentity(failure: error) }
+            throw error
+        }
+        remember(ContentFingerprint(of: bytes), bytes: bytes, identity: identity)
         return bytes
     }
 
@@ -157,8 +185,15 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     /// - Throws: as ``FileDataProvider/replaceContents(with:)``, or a `FileCoordinationError`.
     open override func replaceContents(with sink: any DataSink) throws {
         try putInPlace(sink) { _, contents in
-            try coordinatedWrite(options: []) { url in try Self.rename(sink, over: url) }
-            remember(contents.fingerprint, bytes: contents.bytes)
+            try coordinatedWrite(options: []) { url in
+                try Self.rename(sink, over: url)
+                // Inside the write: a coordinated check (an inode event of the file it replaced, say) sees the new
+                // content as this provider's own, never as a change.
+                let identity = FileSystemCalls.identity(url.path, confinement: confinement) { descriptor, _ in
+                    self.watchInode(descriptor)
+                }
+                remember(contents.fingerprint, bytes: contents.bytes, identity: identity)
+            }
             state.withLock { $0.deletionReported = false }
         }
         scheduleVerification()
@@ -170,7 +205,10 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         try coordinatedWrite(options: .forDeleting) { url in
             try FileSystemCalls.unlink(url.path, confinement: confinement)
         }
-        state.withLock { $0.deletionReported = true }  // its own deletion is not news to its delegate
+        state.withLock { state in
+            state.deletionReported = true  // its own deletion is not news to its delegate
+            state.identity = .missing
+        }
     }
 
     // MARK: FilePresenter
@@ -265,11 +303,16 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     private func checkForContentChange(verifying: Bool = false) {
         guard let delegate = coordinationDelegate else { return }
         let current: ContentFingerprint
+        var identity: FileIdentity?
         do {
             current = try coordinatedRead { url in
-                try FileSystemCalls.fingerprintOfFile(url.path, confinement: confinement)
+                try FileSystemCalls.fingerprintOfFile(url.path, confinement: confinement) { descriptor, info in
+                    identity = FileIdentity(info)
+                    self.watchInode(descriptor)
+                }
             }
         } catch let error as DataProviderError where error.isFileMissing {
+            state.withLock { $0.identity = .missing }
             let unreported = state.withLock { state in
                 guard verifying, state.fingerprint != nil, !state.deletionReported else { return false }
                 state.deletionReported = true
@@ -277,11 +320,12 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
             }
             if unreported { delegate.accommodatePresentedItemDeletion(for: self) { _ in } }
             return
-        } catch is DataProviderError {
+        } catch let error as DataProviderError {
             // Something is there that cannot be read as this file (a symbolic link, FIFO, device or directory in
             // its place, a second hard link under confinement, a read error): the delegate hears of it once, and
             // its reload learns what is wrong.
             let report = state.withLock { state in
+                state.identity = FileIdentity(failure: error)
                 defer { state.unreadableReported = true }
                 return !state.unreadableReported
             }
@@ -293,6 +337,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         let changed = state.withLock { state in
             defer {
                 state.fingerprint = current
+                state.identity = identity
                 state.deletionReported = false
                 state.unreadableReported = false
             }
@@ -323,12 +368,100 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         }
     }
 
-    private func remember(_ fingerprint: ContentFingerprint, bytes: Data?) {
+    private func remember(_ fingerprint: ContentFingerprint, bytes: Data?, identity: FileIdentity?) {
         state.withLock { state in
             state.fingerprint = fingerprint
+            state.identity = identity
             state.unreadableReported = false
             if let bytes { state.fileCopy = bytes }
         }
+    }
+
+    // MARK: the file as it is now
+
+    /// Whether the file at ``fileURL`` is, as far as its metadata tell, the one the provider last read or checked:
+    /// it is opened as every read opens it (beneath the confinement, through no symbolic link, a regular file, with
+    /// one link when confined) and its ``FileIdentity`` compared with the one of the descriptor last read. No byte
+    /// is read and nothing is coordinated: one `open` (`openat2`), one `fstat`, one `close`, so that whoever serves
+    /// the bytes the provider holds can afford it on every answer. False before the first read, and whenever the
+    /// file was replaced, written, linked again, or is something else now; then ``checkForChangeNow()``.
+    public var isUnchangedSinceLastLook: Bool {
+        guard let known = state.withLock({ $0.identity }) else { return false }
+        return FileSystemCalls.identity(fileURL.path, confinement: confinement) == known
+    }
+
+    /// What the last read or check found at the path (nil before the first).
+    public var lastLook: FileIdentity? { state.withLock { $0.identity } }
+
+    /// Checks the file now, as a change reported by its watcher is checked (inside a coordinated read, by its
+    /// fingerprint), and returns once the delegate has been told of what changed (a reload, a file that cannot be
+    /// read any more, a deletion). Blocking: the delegate's reload runs on the calling thread's behalf.
+    public func checkForChangeNow() {
+        changeQueue.sync { checkForContentChange(verifying: true) }
+    }
+
+    /// Waits until the checks already started (a watcher's report, an inode event) have told the delegate what
+    /// they found. A check notes what it found at the path before the delegate hears of it: whoever sees that
+    /// note calls this before trusting the delegate's state.
+    public func waitForChecksInProgress() {
+        changeQueue.sync {}
+    }
+
+    // MARK: the inode watch
+
+    /// Starts watching the inode of the file (``InodeWatch``), now and after every read; called when the provider
+    /// is observed. A file that differs from the one last read (or that cannot be opened) is checked at once.
+    func startWatchingInode() {
+        guard InodeWatch.isEnabled.load(ordering: .relaxed) else { return }
+        state.withLock { $0.watchesInode = true }
+        let now = FileSystemCalls.identity(fileURL.path, confinement: confinement) { descriptor, _ in
+            self.watchInode(descriptor)
+        }
+        if now != state.withLock({ $0.identity }) { inodeDidChange() }
+    }
+
+    /// Stops watching the inode (the provider is no longer observed).
+    func stopWatchingInode() {
+        inodeWatchLock.withLock {
+            let watch = state.withLock { state -> Int32? in
+                state.watchesInode = false
+                defer { state.inodeWatch = nil }
+                return state.inodeWatch
+            }
+            if let watch { InodeWatch.shared.unwatch(watch, for: self) }
+        }
+    }
+
+    /// Moves the inode watch to the file open at `descriptor` (the one just read), when the inode is watched.
+    private func watchInode(_ descriptor: Int32) {
+        inodeWatchLock.withLock {
+            let (watches, previous) = state.withLock { ($0.watchesInode, $0.inodeWatch) }
+            guard watches else { return }
+            let watch = InodeWatch.shared.watch(descriptor, for: self, replacing: previous)
+            state.withLock { $0.inodeWatch = watch }
+        }
+    }
+
+    /// An event of the watched inode: the file is checked (as a change its directory reported) once the
+    /// debounce window of uncoordinated changes has passed, once for all the events of that window.
+    func inodeDidChange() {
+        let first = state.withLock { state in
+            defer { state.inodeCheckPending = true }
+            return !state.inodeCheckPending
+        }
+        guard first else { return }
+        let delay = CoordinationService.uncoordinatedChangeDebounce
+        let nanoseconds =
+            Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
+        changeQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+            guard let self else { return }
+            self.state.withLock { $0.inodeCheckPending = false }
+            self.checkForContentChange()
+        }
+    }
+
+    deinit {
+        if let watch = state.withLock({ $0.inodeWatch }) { InodeWatch.shared.unwatch(watch, for: self) }
     }
 
     private func coordinator() -> FileCoordinator {

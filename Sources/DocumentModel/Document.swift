@@ -253,6 +253,11 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
                 if !(automatic && state.parts[index].pdf != nil) {
                     state.parts[index] = Part(provider: provider, conflict: state.parts[index].conflict)
                 }
+                // A deleted file whose path holds something again that cannot be read (a symbolic link out of
+                // the root, a FIFO, a file that is not a PDF): the file is no longer deleted but damaged.
+                if state.parts[index].conflict == .deletion, Self.somethingIsThere(error) {
+                    state.parts[index].conflict = nil
+                }
                 state.parts[index].error = error
                 return error
             }
@@ -297,6 +302,17 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
     /// The file path of a file provider, else its uid.
     static func sourceName(_ provider: any DataProviding) -> String {
         (provider as? any FileDataProviding)?.fileURL.path ?? provider.uid
+    }
+
+    /// Whether a failure to load a provider says that something is at its path (bytes that are not a PDF, or an
+    /// entry its provider refuses to read), rather than nothing (a missing file) or nothing known (coordination or
+    /// a PDF worker failed).
+    static func somethingIsThere(_ error: DocumentError) -> Bool {
+        switch error {
+        case .pdf: return true
+        case .unreadable(_, let underlying as DataProviderError): return !underlying.isFileMissing
+        default: return false
+        }
     }
 
     private static func needsPassword(_ error: DocumentError) -> Bool {

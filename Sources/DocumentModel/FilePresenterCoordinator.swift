@@ -13,6 +13,9 @@ import Foundation
 /// explicitly (for example around maintenance). On resume, each presenter whose file changed meanwhile gets
 /// one `presentedItemDidChange()` (or, if the file disappeared, one `accommodatePresentedItemDeletion`) on
 /// its queue, so nothing that happened while suspended goes unnoticed.
+///
+/// A ``CoordinatedFileDataProvider`` observed here also has the inode of its file watched (``InodeWatch``) while it
+/// is registered: a hard link made to the file from another directory, or a write through one, reaches it too.
 public final class FilePresenterCoordinator: @unchecked Sendable {
     /// The coordinator every document user shares.
     public static let shared = FilePresenterCoordinator()
@@ -75,7 +78,10 @@ public final class FilePresenterCoordinator: @unchecked Sendable {
             note(added.map { ($0, FileStamp($0.presentedItemURL)) })
             return
         }
-        for presenter in added { FileCoordinator.addFilePresenter(presenter) }
+        for presenter in added {
+            FileCoordinator.addFilePresenter(presenter)
+            (presenter as? CoordinatedFileDataProvider)?.startWatchingInode()
+        }
     }
 
     /// Unregisters presenters; they receive no further messages. Unobserving an unknown presenter is harmless.
@@ -89,7 +95,10 @@ public final class FilePresenterCoordinator: @unchecked Sendable {
             }
             return removed
         }
-        for presenter in removed { FileCoordinator.removeFilePresenter(presenter) }
+        for presenter in removed {
+            FileCoordinator.removeFilePresenter(presenter)
+            (presenter as? CoordinatedFileDataProvider)?.stopWatchingInode()
+        }
     }
 
     /// Registers an observed presenter again, for a file that was deleted and created anew (a new file is a new
@@ -112,7 +121,10 @@ public final class FilePresenterCoordinator: @unchecked Sendable {
             return state.inOrder.map(\.value.presenter)
         }
         note(presenters.map { ($0, FileStamp($0.presentedItemURL)) })
-        for presenter in presenters { FileCoordinator.removeFilePresenter(presenter) }
+        for presenter in presenters {
+            FileCoordinator.removeFilePresenter(presenter)
+            (presenter as? CoordinatedFileDataProvider)?.stopWatchingInode()
+        }
     }
 
     /// Keeps the state of presenters' files, measured outside the lock, for ``resume()`` to compare with: only
@@ -139,6 +151,7 @@ public final class FilePresenterCoordinator: @unchecked Sendable {
         }
         for (presenter, stamp) in presenters {
             FileCoordinator.addFilePresenter(presenter)
+            (presenter as? CoordinatedFileDataProvider)?.startWatchingInode()
             let now = FileStamp(presenter.presentedItemURL)
             guard let stamp, stamp != now else { continue }
             let box = PresenterBox(presenter)

@@ -78,13 +78,19 @@ enum FileSystemCalls {
         return info
     }
 
-    /// Reads the whole file.
-    static func readFile(_ path: String, confinement: FileConfinement? = nil) throws(DataProviderError) -> Data {
+    /// Reads the whole file. `opened`, if given, is called with the descriptor and its status (taken before the
+    /// first byte is read) while the descriptor is open.
+    static func readFile(
+        _ path: String, confinement: FileConfinement? = nil, opened: ((Int32, stat) -> Void)? = nil
+    ) throws(DataProviderError) -> Data {
         let descriptor = try openForReading(path, confinement: confinement)
         defer { SystemCall.close(descriptor) }
+        var info = stat()
+        try call("fstat", path: path) { fstat(descriptor, &info) }
+        opened?(descriptor, info)
         // One byte more than the size, so that the read that finds the end needs no larger buffer; the file may
         // still grow or shrink while it is read (an uncoordinated writer): read until end of file.
-        var data = Data(count: Int(try size(of: descriptor, path: path)) + 1)
+        var data = Data(count: Int(info.st_size) + 1)
         var filled = 0
         while true {
             if filled == data.count { data.count += max(65_536, data.count / 2) }
@@ -101,11 +107,17 @@ enum FileSystemCalls {
     }
 
     /// The fingerprint of a file's content, read through one descriptor in pieces (no copy of the whole file).
-    static func fingerprintOfFile(_ path: String, confinement: FileConfinement? = nil) throws(DataProviderError)
-        -> ContentFingerprint
-    {
+    /// `opened` as for ``readFile(_:confinement:opened:)``.
+    static func fingerprintOfFile(
+        _ path: String, confinement: FileConfinement? = nil, opened: ((Int32, stat) -> Void)? = nil
+    ) throws(DataProviderError) -> ContentFingerprint {
         let descriptor = try openForReading(path, confinement: confinement)
         defer { SystemCall.close(descriptor) }
+        if let opened {
+            var info = stat()
+            try call("fstat", path: path) { fstat(descriptor, &info) }
+            opened(descriptor, info)
+        }
         var hasher = ContentFingerprint.Hasher64()
         try readPieces(descriptor, path: path) { hasher.update($0) }
         return hasher.finish()
@@ -122,6 +134,29 @@ enum FileSystemCalls {
             if count == 0 { return }
             body(UnsafeRawBufferPointer(rebasing: piece[0..<count]))
         }
+    }
+
+    /// What opening `path` for reading finds now (as every read opens it: through `confinement`, a regular file,
+    /// with one link when confined), without reading a byte: the file's identity and times, or why it cannot be
+    /// read. `opened`, if given, is called with the descriptor and its status while it is open.
+    static func identity(
+        _ path: String, confinement: FileConfinement? = nil, opened: ((Int32, stat) -> Void)? = nil
+    ) -> FileIdentity {
+        let descriptor: Int32
+        do {
+            descriptor = try openForReading(path, confinement: confinement)
+        } catch {
+            return FileIdentity(failure: error)
+        }
+        defer { SystemCall.close(descriptor) }
+        var info = stat()
+        do {
+            try call("fstat", path: path) { fstat(descriptor, &info) }
+        } catch {
+            return FileIdentity(failure: error)
+        }
+        opened?(descriptor, info)
+        return FileIdentity(info)
     }
 
     /// Reads at most `size` bytes at `offset` (fewer at end of file).

@@ -8,13 +8,15 @@ import Logging
 import NIOHTTP1
 import Testing
 
-/// Encrypted documents: every read and write needs the password that opened them, and every 401 about a password
-/// carries a `WWW-Authenticate` challenge.
+/// Encrypted documents: every read and write needs a password that opens them (the user's or the owner's), and
+/// every 401 about a password carries a `WWW-Authenticate` challenge.
 @Suite("Encrypted documents")
 struct EncryptedDocumentTests {
     static let password = HTTPField.Name("X-Document-Password")!
 
-    @Test("Content, info, pages, conflict report and save are 401 with the challenge without or with a wrong password")
+    @Test(
+        "Content, info, pages, conflict report, versions and save are 401 with the challenge without or with a wrong password"
+    )
     func everyRouteNeedsThePassword() async throws {
         let service = try DocumentService(maxOpenDocuments: 1)
         try await service.run { client in
@@ -44,6 +46,75 @@ struct EncryptedDocumentTests {
                 uri: "/documents/\(id)/content", method: .get, headers: [Self.password: "userpw"])
             #expect(reopened.status == .ok)
             #expect(Data(buffer: reopened.body) == (try Fixture.data("encrypted-aes256.pdf")))
+        }
+    }
+
+    // Fails on main (issue 29, item 6): the versions were listed without the password (200).
+    @Test("An encrypted document's versions need its password, open or not")
+    func versionsNeedThePassword() async throws {
+        let service = try DocumentService(maxOpenDocuments: 1)
+        try await service.run { client in
+            let created = try await client.upload("encrypted-aes256.pdf", password: "userpw")
+            let id = try #require(try jsonObject(created)["id"] as? String)
+            for round in ["open", "closed"] {
+                if round == "closed" { _ = try await client.upload("one-page.pdf") }  // takes the only place
+                for password in [nil, "wrong"] {
+                    var headers = HTTPFields()
+                    if let password { headers[Self.password] = password }
+                    let refused = try await client.execute(
+                        uri: "/documents/\(id)/versions", method: .get, headers: headers)
+                    #expect(refused.status == .unauthorized, "\(round), password \(password ?? "none")")
+                    #expect(refused.headers[.wwwAuthenticate] == #"Document-Password realm="quire""#)
+                    #expect(try jsonObject(refused)["versions"] == nil)
+                }
+                for password in ["userpw", "ownerpw"] {
+                    let listed = try await client.execute(
+                        uri: "/documents/\(id)/versions", method: .get, headers: [Self.password: password])
+                    #expect(listed.status == .ok, "\(round), password \(password)")
+                    #expect(try jsonObject(listed)["document"] as? String == id)
+                }
+            }
+        }
+    }
+
+    // Fails on main (issue 29, item 6): only the password that opened the document was let in; the owner
+    // password got 401 while the document was open with the user password, and the other way round.
+    @Test("The owner and the user password both open an encrypted document, whichever opened it first")
+    func ownerAndUserPasswords() async throws {
+        let service = try DocumentService(maxOpenDocuments: 1)
+        try await service.run { client in
+            let created = try await client.upload("encrypted-aes256.pdf", password: "userpw")
+            let id = try #require(try jsonObject(created)["id"] as? String)
+            let bytes = try Fixture.data("encrypted-aes256.pdf")
+            // First round: open with the user password (the upload's), asked with the owner's, then the user's.
+            // Second round: closed, opened by the owner password, then asked with the user's.
+            for _ in 0..<2 {
+                for password in ["ownerpw", "userpw"] {
+                    let content = try await client.execute(
+                        uri: "/documents/\(id)/content", method: .get, headers: [Self.password: password])
+                    #expect(content.status == .ok, "\(password)")
+                    #expect(Data(buffer: content.body) == bytes)
+                    let text = try await client.execute(
+                        uri: "/documents/\(id)/pages/1/text", method: .get, headers: [Self.password: password])
+                    #expect(text.status == .ok, "\(password)")
+                    let info = try await client.execute(
+                        uri: "/documents/\(id)", method: .get, headers: [Self.password: password])
+                    #expect(info.status == .ok, "\(password)")
+                    #expect(try jsonObject(info)["encrypted"] as? Bool == true)
+                }
+                let wrong = try await client.execute(
+                    uri: "/documents/\(id)/content", method: .get, headers: [Self.password: "wrong"])
+                #expect(wrong.status == .unauthorized)
+                _ = try await client.upload("one-page.pdf")  // closes it: the next round opens it again
+            }
+            // An owner-only PDF (empty user password) opens without one, and with its owner password.
+            let ownerOnly = try await client.upload("owner-only-encrypted.pdf")
+            let ownerOnlyID = try #require(try jsonObject(ownerOnly)["id"] as? String)
+            for headers: HTTPFields in [[:], [Self.password: "ownerpw"]] {
+                let content = try await client.execute(
+                    uri: "/documents/\(ownerOnlyID)/content", method: .get, headers: headers)
+                #expect(content.status == .ok)
+            }
         }
     }
 
@@ -81,7 +152,7 @@ struct EncryptedDocumentTests {
     static func expectRefused(_ client: some TestClientProtocol, id: String, tag: String) async throws {
         let reads = [
             "/documents/\(id)/content", "/documents/\(id)", "/documents/\(id)/pages/1/text",
-            "/documents/\(id)/pages/1/image?dpi=36", "/documents/\(id)/conflict",
+            "/documents/\(id)/pages/1/image?dpi=36", "/documents/\(id)/conflict", "/documents/\(id)/versions",
         ]
         let requests =
             reads.map { ($0, HTTPRequest.Method.get, HTTPFields()) } + [

@@ -1,3 +1,4 @@
+import DocumentModel
 import DocumentStore
 import FileCoordination
 import Foundation
@@ -150,6 +151,119 @@ struct HostileFileTests {
                     try await group.waitForAll()
                 }
             }
+        }
+    }
+
+    /// Makes a directory outside the root (beside the store) and returns it.
+    static func outsideDirectory(_ service: DocumentService) throws -> URL {
+        let outside = service.directory.url.resolvingSymlinksInPath().appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        return outside
+    }
+
+    /// Writes `bytes` over the file at `url` in place, as `cp` does (truncate, then write).
+    static func overwrite(_ url: URL, with bytes: Data) throws {
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+    }
+
+    // Fails on main (issue 29, item 3): no event at all (the directory's watch hears nothing of a link made or a
+    // write made from another directory), the document stayed clean and served its old bytes.
+    @Test("A hard link made from outside the root, and a write through it: damaged with its event, never old bytes")
+    func hardLinkAddedAfterRegistration() async throws {
+        let service = try DocumentService()
+        try await service.run { client in
+            let (id, _, url) = try await CoherenceTests.registered(service, client)
+            #expect(try await client.execute(uri: "/documents/\(id)/content", method: .get).status == .ok)
+            let link = try Self.outsideDirectory(service).appendingPathComponent("x")
+            let other = try Fixture.data("metadata.pdf")
+            var after = try await service.catalog.lastEventID()
+            // ln root/x.pdf /outside/x; cp other.pdf /outside/x
+            #expect(Glibc.link(url.path, link.path) == 0)
+            try Self.overwrite(link, with: other)
+            let damaged = try #require(try await service.waitForEvent(.damaged, of: id, after: after))
+            #expect(damaged.extra["file"] == url.path)
+            #expect(damaged.extra["reason"]?.isEmpty == false)
+            try await Self.expectRefused(client, id, file: url.path, never: other)
+            let between = try await service.events(after: after).filter { $0.documentID.rawValue == id }
+            #expect(!between.contains { $0.type == .changed }, "\(between.map(\.type))")
+            // The outside link removed: the file has one link again, and is what was written through the link.
+            after = try #require(damaged.id)
+            #expect(unlink(link.path) == 0)
+            let changed = try #require(try await service.waitForEvent(.changed, of: id, after: after))
+            #expect(changed.etag == EntityTag(content: other))
+            let content = try await client.execute(uri: "/documents/\(id)/content", method: .get)
+            #expect(content.status == .ok)
+            #expect(Data(buffer: content.body) == other)
+        }
+    }
+
+    // Fails on main (issue 29, item 3): the content route answered the bytes it read before the link, 200.
+    @Test("Even with no event at all (the inode watch off), a hard link made since the last read is never served")
+    func hardLinkWithoutEvent() async throws {
+        // Process-wide: `make test` runs the tests one at a time (--no-parallel).
+        InodeWatch.setEnabled(false)
+        defer { InodeWatch.setEnabled(true) }
+        let service = try DocumentService()
+        try await service.run { client in
+            let (id, _, url) = try await CoherenceTests.registered(service, client)
+            let original = try Fixture.data("one-page.pdf")
+            let first = try await client.execute(uri: "/documents/\(id)/content", method: .get)
+            #expect(Data(buffer: first.body) == original)
+            #expect(service.library.cachedContent(DocumentID(rawValue: id)!) != nil)  // the fast path's answer
+            let link = try Self.outsideDirectory(service).appendingPathComponent("x")
+            let other = try Fixture.data("metadata.pdf")
+            let after = try await service.catalog.lastEventID()
+            #expect(Glibc.link(url.path, link.path) == 0)
+            try Self.overwrite(link, with: other)
+            // At once, before any watcher could have said a word.
+            #expect(service.library.cachedContent(DocumentID(rawValue: id)!) == nil)
+            let content = try await client.execute(uri: "/documents/\(id)/content", method: .get)
+            #expect(content.status == .unprocessableContent)
+            #expect(Data(buffer: content.body).range(of: other.prefix(200)) == nil)
+            #expect(Data(buffer: content.body).range(of: original.prefix(200)) == nil)
+            // The request recorded what it found.
+            #expect(try await service.waitForEvent(.damaged, of: id, after: after, seconds: 1) != nil)
+            try await Self.expectRefused(client, id, file: url.path, never: other)
+        }
+    }
+
+    // Fails on main (issue 29, item 4): `changed` with the tag it had, the document still `deleted`.
+    @Test(
+        "A deleted file replaced by a symbolic link out of the root: damaged, never changed",
+        arguments: [false, true])
+    func deletedThenSymbolicLink(waitForDeletion: Bool) async throws {
+        let service = try DocumentService()
+        try await service.run { client in
+            let (id, _, url) = try await CoherenceTests.registered(service, client)
+            #expect(try await client.execute(uri: "/documents/\(id)/content", method: .get).status == .ok)
+            let secret = try Self.outsideDirectory(service).appendingPathComponent("c.pdf")
+            let secretBytes = try Fixture.data("metadata.pdf")
+            try secretBytes.write(to: secret)
+            var after = try await service.catalog.lastEventID()
+            // rm x.pdf; ln -s /outside/c.pdf x.pdf
+            #expect(unlink(url.path) == 0)
+            if waitForDeletion {
+                after = try #require(try await service.waitForEvent(.deleted, of: id, after: after)?.id)
+            }
+            #expect(symlink(secret.path, url.path) == 0)
+            let damaged = try #require(try await service.waitForEvent(.damaged, of: id, after: after))
+            #expect(damaged.extra["file"] == url.path)
+            try await Self.expectRefused(client, id, file: url.path, never: secretBytes)
+            let since = try await service.events(after: after).filter { $0.documentID.rawValue == id }
+            #expect(!since.contains { $0.type == .changed }, "\(since.map(\.type))")
+            // A readable PDF in its place again: changed, clean, served.
+            after = try #require(damaged.id)
+            let replacement = try Fixture.data("mixed-sizes.pdf")
+            let staged = service.root.appendingPathComponent("staged.pdf")
+            try replacement.write(to: staged)
+            #expect(rename(staged.path, url.path) == 0)
+            let changed = try #require(try await service.waitForEvent(.changed, of: id, after: after))
+            #expect(changed.etag == EntityTag(content: replacement))
+            let content = try await client.execute(uri: "/documents/\(id)/content", method: .get)
+            #expect(Data(buffer: content.body) == replacement)
         }
     }
 

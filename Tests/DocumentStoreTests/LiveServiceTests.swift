@@ -44,6 +44,29 @@ struct LiveServiceTests {
         withExtendedLifetime(first) {}  // the first service holds the lock until here
     }
 
+    // Fails on main (issue 29, item 5): the lock was the file's, so a second lock on a new quire.lock was taken.
+    @Test("quire.lock removed or replaced under the holder: a second lock is still refused; freed, it is taken")
+    func storeLockFileRemoved() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = directory.url.appendingPathComponent("store", isDirectory: true)
+        let first = try StoreLock(storeDirectory: store)
+        #expect(first.locksDirectory)
+        // Each StoreLock opens the directory anew: flock conflicts between open file descriptions, as between
+        // processes.
+        try FileManager.default.removeItem(at: first.fileURL)
+        #expect(throws: StoreLockError.inUse(store: store.path, pid: nil)) { _ = try StoreLock(storeDirectory: store) }
+        try "1\n".write(to: first.fileURL, atomically: true, encoding: .utf8)  // replaced by another file
+        #expect(throws: StoreLockError.inUse(store: store.path, pid: 1)) { _ = try StoreLock(storeDirectory: store) }
+        #expect(throws: StoreLockError.self) {
+            _ = try buildApplication(configuration: StoreConfiguration(storeDirectory: store, port: 0))
+        }
+        first.release()
+        let second = try StoreLock(storeDirectory: store)
+        #expect(try String(contentsOf: second.fileURL, encoding: .utf8) == "\(getpid())\n")
+        second.release()
+    }
+
     @Test("a store directory that cannot be made stops buildApplication with the store lock's error")
     func unusableStore() throws {
         let directory = try TemporaryDirectory()

@@ -107,7 +107,7 @@ struct StoreCoreTests {
                     == .pageOutOfRange(9, pageCount: 1))
             let unknown = try #require(DocumentID(rawValue: "no-such-document"))
             #expect(
-                await Self.storeError { _ = try await store.library.versions(unknown) }
+                await Self.storeError { _ = try await store.library.versions(unknown, password: nil) }
                     == .documentNotFound(unknown))
             #expect(
                 await Self.storeError { _ = try await store.library.register([], password: nil) }

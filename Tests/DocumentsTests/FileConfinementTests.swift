@@ -1,5 +1,6 @@
 @testable import DocumentModel
 import Documents
+import FileCoordination
 import Foundation
 import Testing
 
@@ -131,6 +132,59 @@ struct FileConfinementTests {
         #expect(throws: DataProviderError.multipleLinks(path: layout.document.path, count: 2)) {
             try layout.provider().data()
         }
+    }
+
+    // Fails on main (issue 29, item 3): the provider had no way to tell, and no watch heard the link.
+    @Test("A file linked, written or replaced since the provider's last read is told apart without reading it")
+    func lastLook() throws {
+        let layout = try Layout()
+        defer { layout.folder.remove() }
+        let provider = CoordinatedFileDataProvider(fileURL: layout.document, confinement: layout.confinement)
+        #expect(!provider.isUnchangedSinceLastLook)  // nothing read yet
+        _ = try provider.data()
+        #expect(provider.isUnchangedSinceLastLook)
+        let link = layout.folder.url("x")
+        #expect(Glibc.link(layout.document.path, link.path) == 0)
+        #expect(!provider.isUnchangedSinceLastLook)  // two links: not even opened
+        #expect(unlink(link.path) == 0)
+        #expect(!provider.isUnchangedSinceLastLook)  // one link again, but its change time moved
+        _ = try provider.data()
+        #expect(provider.isUnchangedSinceLastLook)
+        let handle = try FileHandle(forWritingTo: layout.document)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("%%".utf8))
+        try handle.close()
+        #expect(!provider.isUnchangedSinceLastLook)  // written in place
+        _ = try provider.data()
+        layout.replaceDocument { symlink(layout.secret.path, $0) }
+        #expect(!provider.isUnchangedSinceLastLook)
+        #expect(provider.lastLook != nil)
+    }
+
+    // Fails on main (issue 29, item 3): `ln root/doc.pdf /outside/x` gave the presenter no message at all.
+    @Test("An observed provider hears of a hard link made to its file from another directory (its inode is watched)")
+    func hardLinkIsHeard() throws {
+        let layout = try Layout()
+        defer { layout.folder.remove() }
+        let provider = CoordinatedFileDataProvider(fileURL: layout.document, confinement: layout.confinement)
+        let delegate = RecordingDelegate()
+        provider.coordinationDelegate = delegate
+        _ = try provider.data()
+        let coordinator = FilePresenterCoordinator()
+        coordinator.observe([provider])
+        defer { coordinator.unobserve([provider]) }
+        try CoordinationService.synchronize()
+        #expect(delegate.calls.stays(atMost: 0))
+        let outside = layout.folder.url("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        #expect(Glibc.link(layout.document.path, outside.appendingPathComponent("x").path) == 0)
+        #expect(delegate.calls.wait(for: 1))
+        #expect(throws: DataProviderError.multipleLinks(path: layout.document.path, count: 2)) {
+            try provider.data()
+        }
+        // Unobserved: its inode is no longer watched.
+        coordinator.unobserve([provider])
+        #expect(provider.lastLook == .refused(.multipleLinks(path: layout.document.path, count: 2)))
     }
 
     @Test(

@@ -92,6 +92,24 @@ struct ServeCommandTests {
         #expect(first.stop() == 0)
     }
 
+    // Fails on main (issue 29, item 5): with quire.lock deleted, the second service started on the same store.
+    @Test("quire.lock deleted under a running service: a second service is still refused (the directory is locked)")
+    func storeLockFileDeleted() async throws {
+        let sandbox = try CoordinationSandbox()
+        let first = try RunningService(sandbox: sandbox)
+        try FileManager.default.removeItem(at: first.store.appendingPathComponent("quire.lock"))
+        let result = try QuireProcess.run(
+            ["serve", "--port", "0", "--store", first.store.path], environment: sandbox.environment, timeout: 30)
+        #expect(result.status == 75, "\(result.standardError)")
+        #expect(
+            result.errorLines == ["quire: error: the store \(first.store.path) is in use by another quire serve"],
+            "\(result.standardError)")
+        let client = try first.client()
+        #expect(try await client.health().status == "ok")
+        try await client.shutdown()
+        #expect(first.stop() == 0)
+    }
+
     @Test("a usage error is one line and exit code 64")
     func usageError() throws {
         let result = try QuireProcess.run(["serve", "--port", "many"])

@@ -155,7 +155,7 @@ public struct DocumentsController: RouteController {
             return try Self.respond(json: info, tag: tag, request: request)
         }
         routes.get(":id/versions") { request, context in
-            let list = try await library.versions(try Self.documentID(context))
+            let list = try await library.versions(try Self.documentID(context), password: Self.password(request))
             return try Self.respond(json: list, tag: nil, request: request)
         }
         routes.post(":id/versions/:version/restore") { request, context in

@@ -69,13 +69,19 @@ extension DocumentLibrary {
         // The document reloaded: its cached answers are stale even when no event follows (in a cluster, another
         // node may have recorded this change already).
         open.invalidateInfo()
+        await recordObservedChange(of: open, path: change.fileURL.path, isDeletion: change.isDeletion)
+    }
+
+    /// Records what one change of the file at `path` (a deletion, or anything else) did to an open document that
+    /// has already reloaded it (or is now in conflict, or damaged): the event, if the record says otherwise. Call
+    /// inside the document's lane.
+    func recordObservedChange(of open: OpenDocument, path: String, isDeletion: Bool) async {
         // In a cluster the owner records it (its own watchers see it too).
         guard await recordsObservedChanges(of: open.id, insideLane: true) else { return }
         guard let record = try? await catalog.document(open.id) else { return }
         let files = (try? await blocking { open.measureFiles() }) ?? open.files
         var updated = Self.updated(record, from: open, files: files, keepingOwnersState: isClusterNode)
-        let path = change.fileURL.path
-        if change.isDeletion {
+        if isDeletion {
             guard record.state != .deleted else { return }  // told twice of one deletion
             updated.etag = record.etag
             updated.state = .deleted
@@ -89,7 +95,11 @@ extension DocumentLibrary {
             if record.state != .damaged || updated.etag != record.etag {
                 await self.record(.damaged, updated, extra: ["file": damage.file, "reason": damage.reason])
             }
-        } else if updated.etag != record.etag || record.state == .deleted || record.state == .damaged {
+        } else if updated.state != .deleted,
+            updated.etag != record.etag || record.state == .deleted || record.state == .damaged
+        {
+            // (A document still in a deletion conflict, its edits kept, has not changed: its file came back but
+            // its edits were made on the deleted one.)
             await self.record(.changed, updated, extra: ["file": path])
         }
     }

@@ -15,7 +15,7 @@ extension DocumentLibrary {
     /// - Throws: as ``info(_:password:)``.
     public func infoJSON(_ id: DocumentID, password: String?) async throws -> (ByteBuffer, EntityTag) {
         if let open = state.withLock({ $0.open[id] }), open.accepts(password: password),
-            let answers = open.cachedAnswers
+            let answers = open.cachedAnswers, open.filesAreCurrent
         {
             return (answers.json, answers.tag)
         }
@@ -29,11 +29,14 @@ extension DocumentLibrary {
     /// A document's info (pages, metadata with unsaved edits, files, state, conflict) and its tag.
     /// - Throws: ``StoreError``: `documentNotFound`, `passwordRequired`; or a `CatalogError`.
     public func info(_ id: DocumentID, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
-        if let open = state.withLock({ $0.open[id] }), open.accepts(password: password), let cached = open.cachedInfo {
+        if let open = state.withLock({ $0.open[id] }), open.accepts(password: password), let cached = open.cachedInfo,
+            open.filesAreCurrent
+        {
             return cached
         }
         return try await lane(id).run {
             let open = try await openDocument(id, password: password)
+            try await bringUpToDate(open)
             return try await info(of: open)
         }
     }
@@ -79,18 +82,24 @@ extension DocumentLibrary {
     }
 
     /// The bytes of the document's (first) file as last read, and the document's tag. An open document answers
-    /// from memory; another is opened first (which checks `password` for an encrypted one) and answers the bytes
-    /// that opening read.
+    /// from memory once its files are seen to be the ones those bytes were read from (``bringUpToDate(_:)``);
+    /// another is opened first (which checks `password` for an encrypted one) and answers the bytes that opening
+    /// read.
     /// - Throws: ``StoreError``: `documentNotFound`; `passwordRequired` for an encrypted document without its
     ///   password or with a wrong one; `unusableFile` or `damagedDocument` when the file cannot be read or the
     ///   document is damaged.
     public func content(_ id: DocumentID, password: String?) async throws -> (ByteBuffer, EntityTag) {
-        var open = state.withLock { $0.open[id] }
-        if let known = open, !known.accepts(password: password) {
-            throw StoreError.passwordRequired(what: "document \(id.rawValue)", wrongPassword: password != nil)
+        if let known = state.withLock({ $0.open[id] }), known.accepts(password: password), known.filesAreCurrent,
+            let cached = known.cachedContent()
+        {
+            return cached
         }
-        if let cached = open?.cachedContent() { return cached }
-        if open == nil { open = try await lane(id).run { try await openDocument(id, password: password) } }
+        // Opened (or its password tried) and brought up to date in its lane.
+        let open: OpenDocument? = try await lane(id).run {
+            let open = try await openDocument(id, password: password)
+            try await bringUpToDate(open)
+            return open
+        }
         if let damage = open?.damage { throw StoreError.damagedDocument(id, damage) }
         // Opening read the file; no bytes means that read failed (the file is gone): nothing to serve.
         guard let provider = open?.providers.first, let bytes = provider.lastReadContents else {
@@ -102,10 +111,13 @@ extension DocumentLibrary {
 
     /// The content of an open document that needs no password, whose current version has been answered before,
     /// and its tag, at once (no lane, no catalog, no thread pool): what ``ContentFastPathHandler`` serves on the
-    /// event loop. Nil otherwise — always for an encrypted document, whose password only the route checks;
-    /// ``content(_:password:)`` answers every case.
+    /// event loop. Nil otherwise — always for an encrypted document, whose password only the route checks — and
+    /// when its file is not, by its metadata, the one those bytes were read from (one `openat2` and one `fstat`
+    /// on the event loop); ``content(_:password:)`` answers every case.
     package func cachedContent(_ id: DocumentID) -> (ByteBuffer, EntityTag)? {
-        guard let open = state.withLock({ $0.open[id] }), open.accepts(password: nil) else { return nil }
+        guard let open = state.withLock({ $0.open[id] }), open.accepts(password: nil), open.filesAreCurrent else {
+            return nil
+        }
         return open.cachedContent()
     }
 
@@ -183,6 +195,7 @@ extension DocumentLibrary {
         // this answer tagged with the version it was made from.
         let (open, current) = try await lane(id).run { () async throws -> (OpenDocument, DocumentRecord) in
             let open = try await openDocument(id, password: password)
+            try await bringUpToDate(open)
             return (open, try await record(id))
         }
         if let damage = open.damage { throw StoreError.damagedDocument(id, damage) }

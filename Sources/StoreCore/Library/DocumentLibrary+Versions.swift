@@ -5,11 +5,34 @@ import Foundation
 extension DocumentLibrary {
     /// The versions kept of a document's files in the store's versions store (``versionStore``, `<store>/versions`):
     /// the sides that conflict resolutions dropped, oldest first, then by file.
-    /// - Throws: ``StoreError/documentNotFound(_:)`` for an unknown document; the versions store's error when it
+    ///
+    /// A document's history is its content: an encrypted document's versions need its password (user or owner), as
+    /// its content does. A document whose files open says whether it is encrypted (it is opened, and the password
+    /// checked, as for any read); one whose files are gone or do not open cannot tell, so the newest kept version
+    /// is tried with the password in a PDF worker.
+    /// - Throws: ``StoreError/documentNotFound(_:)`` for an unknown document; ``StoreError/passwordRequired(what:wrongPassword:)``
+    ///   for an encrypted document without its password or with a wrong one; the versions store's error when it
     ///   cannot be read.
-    public func versions(_ id: DocumentID) async throws -> DocumentRepresentations.VersionList {
+    public func versions(_ id: DocumentID, password: String?) async throws -> DocumentRepresentations.VersionList {
         let record = try await record(id)
         let listed = try await blocking { try self.storedVersions(of: record.files) }
+        var told = false
+        if record.state != .deleted || state.withLock({ $0.open[id] != nil }) {
+            let open = try await lane(id).run { try await openDocument(id, password: password) }
+            told = open.document.errors.isEmpty
+        }
+        if !told, let newest = listed.last {
+            let url = newest.version.url
+            let bytes = try? await blocking {
+                try FileDataProvider(fileURL: url, confinement: self.versionConfinement).data()
+            }
+            do {
+                if let bytes { try await vet(bytes, password: password, what: "document \(id.rawValue)") }
+            } catch let error as StoreError {
+                if case .passwordRequired = error { throw error }
+                // A version that does not open at all (or no worker to try it) says nothing of a password.
+            }
+        }
         return DocumentRepresentations.VersionList(
             document: id.rawValue,
             versions: listed.map { DocumentRepresentations.Version($0.version, size: $0.size) })

@@ -315,9 +315,7 @@ public final class DocumentLibrary: Sendable {
     ///   for a missing or wrong password.
     func openDocument(_ id: DocumentID, password: String?) async throws -> OpenDocument {
         if let open = touch(id) {
-            guard open.accepts(password: password) else {
-                throw StoreError.passwordRequired(what: "document \(id.rawValue)", wrongPassword: password != nil)
-            }
+            try await admit(password, to: open)
             return open
         }
         let record = try await record(id)

@@ -16,6 +16,11 @@ public struct LibraryService: Service {
     /// Watches the documents' directories, catches up with their files in the background, runs the event fan-out (a cluster node's follower of the shared log), the node's
     /// heartbeats and sweeps, and the periodic content check (when configured) until shutdown, closes everything, frees the store's lock. Throws nothing.
     public func run() async throws {
+        if let storeLock, !storeLock.locksDirectory {
+            library.logger.warning(
+                "the store directory cannot be locked on this file system: only quire.lock keeps a second service out, and removing it lets one in",
+                metadata: ["store": "\(library.configuration.storeDirectory.path)"])
+        }
         await library.start()
         let fanOut = library.fanOut
         let membership = library.membership

@@ -11,8 +11,11 @@ final class OpenDocument: @unchecked Sendable {
     let id: DocumentID
     let document: Document
     let providers: [CoordinatedFileDataProvider]
-    /// SHA-256 of the password that opened it (nil when it needed none): later requests must send the same.
-    let passwordDigest: Data?
+    /// Whether it needed a password to open.
+    let needsPassword: Bool
+    /// SHA-256 of each password known to open it (the one it was opened with, and any other a worker has since
+    /// opened it with: the user and the owner password both open a PDF).
+    private let passwordDigests: Mutex<Set<Data>>
     private let tags = Mutex<[ObjectIdentifier: (fingerprint: ContentFingerprint, size: Int, tag: EntityTag)]>([:])
     /// Notification observers are not `Sendable`: they sit behind a plain lock.
     private let observerLock = NSLock()
@@ -40,7 +43,8 @@ final class OpenDocument: @unchecked Sendable {
         self.id = id
         self.document = document
         self.providers = providers
-        passwordDigest = password.map { Self.digest($0) }
+        needsPassword = password != nil
+        passwordDigests = Mutex(Set(password.map { [Self.digest($0)] } ?? []))
     }
 
     /// The answers built since the last change, if any.
@@ -105,11 +109,48 @@ final class OpenDocument: @unchecked Sendable {
         }
     }
 
-    /// Whether `password` is the one that opened the document (always true for one that needed none).
+    /// Whether `password` is known to open the document (always true for one that needed none). A password not
+    /// known yet may still open it: ``DocumentLibrary/admit(_:to:)`` asks a worker.
     func accepts(password: String?) -> Bool {
-        guard let passwordDigest else { return true }
+        guard needsPassword else { return true }
         guard let password else { return false }
-        return Self.digest(password) == passwordDigest
+        let digest = Self.digest(password)
+        return passwordDigests.withLock { $0.contains(digest) }
+    }
+
+    /// Remembers that `password` opens the document.
+    func admit(password: String) {
+        let digest = Self.digest(password)
+        passwordDigests.withLock { _ = $0.insert(digest) }
+    }
+
+    /// Whether every file is, by its metadata, the readable file whose bytes the document holds (see
+    /// `CoordinatedFileDataProvider.isUnchangedSinceLastLook`): one `openat2` and one `fstat` per file, no read. Not
+    /// blocking in practice (metadata of a local file system), so request paths call it inline. False as well for
+    /// a file last found missing or unreadable: its document's answers are not the cached ones.
+    var filesAreCurrent: Bool {
+        providers.allSatisfy { provider in
+            guard case .file = provider.lastLook else { return false }
+            return provider.isUnchangedSinceLastLook
+        }
+    }
+
+    /// Checks each file that is not current now (its delegate, the document, reloads it or learns it cannot), waits
+    /// for the checks already under way of those last found missing or unreadable (the document may not have heard
+    /// yet), and returns those providers. Blocking.
+    func recheckFiles() -> [CoordinatedFileDataProvider] {
+        var checked: [CoordinatedFileDataProvider] = []
+        for provider in providers {
+            if !provider.isUnchangedSinceLastLook {
+                provider.checkForChangeNow()
+            } else if case .file = provider.lastLook {
+                continue
+            } else {
+                provider.waitForChecksInProgress()
+            }
+            checked.append(provider)
+        }
+        return checked
     }
 
     /// The files as last measured by ``measureFiles()``: path, size and tag (nil for a file that could not be
