@@ -1,0 +1,81 @@
+import Foundation
+import Logging
+import PostgresNIO
+import QuireTestSupport
+import Synchronization
+import Testing
+
+@testable import StoreCore
+
+/// The cluster's fan-out alone (``LogFollowingFanOut``): the shared log on the tests' private PostgreSQL, written
+/// by this node and by "other nodes" (plain appends), followed into a broadcaster.
+@Suite("Event fan-out")
+struct EventFanOutTests {
+    @Test("every event of the shared log reaches a subscriber once, in id order; only other nodes' are told as such")
+    func followsTheLog() async throws {
+        let server = try PostgresServer.shared()
+        let database = try await server.createDatabase()
+        let client = PostgresClient(
+            configuration: server.configuration(database: database), backgroundLogger: Logger(label: "test"))
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        let catalog = try await PostgresCatalog.open(
+            client: client, location: server.url(database: database), logger: Logger(label: "test"))
+        var logger = Logger(label: "quire.test")
+        logger.logLevel = .critical
+        let metrics = StoreMetrics()
+        let broadcaster = EventBroadcaster(
+            keepAliveInterval: .seconds(60), bufferBound: 10_000, cutOffs: metrics.eventStreamsCutOff, logger: logger)
+        let fanOut = LogFollowingFanOut(
+            broadcaster: broadcaster, log: catalog, client: client, pollInterval: .milliseconds(200), metrics: metrics,
+            logger: logger)
+        final class Told: Sendable { let ids = Mutex<[Int64]>([]) }
+        let told = Told()
+        fanOut.otherNodeRecorded.withLock { $0 = Callback { event in told.ids.withLock { $0.append(event.id ?? -1) } } }
+        try await fanOut.start()
+        let subscription = broadcaster.subscribe()
+        let follower = Task { await fanOut.run() }
+        defer { follower.cancel() }
+
+        // Four other nodes append 75 events each, concurrently; this node commits 50 of its own meanwhile.
+        let documents = (0..<4).map { _ in DocumentID.random() }
+        let mine = try await withThrowingTaskGroup(of: [Int64].self) { group in
+            for document in documents {
+                group.addTask {
+                    for _ in 0..<75 {
+                        _ = try await catalog.append(StoreEvent(type: .changed, documentID: document, etag: nil))
+                    }
+                    return []
+                }
+            }
+            group.addTask {
+                var ids: [Int64] = []
+                let own = DocumentID.random()
+                for _ in 0..<50 {
+                    let event = try await catalog.append(StoreEvent(type: .changed, documentID: own, etag: nil))
+                    fanOut.committed(event)
+                    ids.append(event.id ?? -1)
+                }
+                return ids
+            }
+            var all: [Int64] = []
+            for try await ids in group { all += ids }
+            return all
+        }
+        // Bounded: 350 events, each handed on once, in id order.
+        var received: [Int64] = []
+        let deadline = ContinuousClock.now + .seconds(20)
+        var iterator = subscription.items.makeAsyncIterator()
+        while received.count < 350, ContinuousClock.now < deadline {
+            guard let item = await iterator.next() else { break }
+            if case .event(let event) = item { received.append(event.id ?? -1) }
+        }
+        #expect(received.count == 350)
+        #expect(received == received.sorted())
+        #expect(Set(received).count == received.count)
+        // The follower tells the library of the other nodes' 300 events, never of this node's own.
+        let others = told.ids.withLock { $0 }
+        #expect(others.count == 300)
+        #expect(Set(others).isDisjoint(with: mine))
+    }
+}
