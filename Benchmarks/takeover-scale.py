@@ -74,6 +74,7 @@ def main():
     if build is None:
         raise SystemExit(__doc__)
     work = tempfile.mkdtemp(prefix="quire-takeover-")
+    os.chmod(work, 0o755)  # PostgreSQL runs as its own user when this runs as root
     for name in ("store", "root"):
         os.makedirs(f"{work}/{name}")
     processes = []

@@ -57,8 +57,12 @@ struct ClusterMetricsTests {
         }
     }
 
-    @Test("an upload through one node is counted in the other node's notification lag, not in its own")
-    func notificationLag() async throws {
+    /// Two nodes' libraries on a fresh database of the tests' PostgreSQL and one store directory; the second
+    /// follows the log unless `secondFollows` is false. `body` returns whether the nodes are to be stopped (a node
+    /// stuck on a document's lane would never stop).
+    static func withTwoNodes(
+        secondFollows: Bool = true, _ body: (PostgresCatalog, Node, Node) async throws -> Bool
+    ) async throws {
         let server = try PostgresServer.shared()
         let database = try await server.createDatabase()
         let directory = try TemporaryDirectory()
@@ -72,8 +76,25 @@ struct ClusterMetricsTests {
         let url = server.url(database: database)
         let catalog = try await PostgresCatalog.open(client: client, location: url, logger: Logger(label: "test"))
         let first = try await Node(catalog: catalog, client: client, database: url, store: store, root: root)
-        let second = try await Node(catalog: catalog, client: client, database: url, store: store, root: root)
+        let second = try await Node(
+            catalog: catalog, client: client, database: url, store: store, root: root, following: secondFollows)
+        let stop: Bool
         do {
+            stop = try await body(catalog, first, second)
+        } catch {
+            await first.stop()
+            await second.stop()
+            throw error
+        }
+        if stop {
+            await first.stop()
+            await second.stop()
+        }
+    }
+
+    @Test("an upload through one node is counted in the other node's notification lag, not in its own")
+    func notificationLag() async throws {
+        try await Self.withTwoNodes { catalog, first, second in
             // Both nodes alive in the registry, as their services' heartbeats keep them: neither takes the other's
             // document over when its watcher sees the upload's file. Without heartbeats each counts the other as
             // dead; once, under load, the first node then heard of an event the second recorded.
@@ -90,13 +111,8 @@ struct ClusterMetricsTests {
             #expect(lag.seconds >= 0 && lag.seconds < 10, "lag of \(lag.seconds) s")
             // The node that committed the event hands it on too, but hears of it from no one.
             #expect(first.lag() == nil)
-        } catch {
-            await first.stop()
-            await second.stop()
-            throw error
+            return true
         }
-        await first.stop()
-        await second.stop()
     }
 
     /// With the writer alive, the other node is a plain non-owner that was told nothing. With the writer gone from
@@ -107,22 +123,7 @@ struct ClusterMetricsTests {
         "a node that has not heard of another node's write answers the catalog's version, never its older copy",
         .timeLimit(.minutes(1)), arguments: [true, false])
     func readsAfterAnotherNodesWrite(writerAlive: Bool) async throws {
-        let server = try PostgresServer.shared()
-        let database = try await server.createDatabase()
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let root = try directory.directory("root")
-        let store = directory.url.appendingPathComponent("store", isDirectory: true)
-        let client = PostgresClient(
-            configuration: server.configuration(database: database), backgroundLogger: Logger(label: "test"))
-        let running = Task { await client.run() }
-        defer { running.cancel() }
-        let url = server.url(database: database)
-        let catalog = try await PostgresCatalog.open(client: client, location: url, logger: Logger(label: "test"))
-        let first = try await Node(catalog: catalog, client: client, database: url, store: store, root: root)
-        let deaf = try await Node(
-            catalog: catalog, client: client, database: url, store: store, root: root, following: false)
-        do {
+        try await Self.withTwoNodes(secondFollows: false) { catalog, first, deaf in
             if writerAlive { try await catalog.heartbeat(first.library.membership.record(openDocuments: 0)) }
             let file = first.library.incomingDirectory.appendingPathComponent("upload.pdf")
             try Fixture.data("one-page.pdf").write(to: file)
@@ -157,17 +158,12 @@ struct ClusterMetricsTests {
             guard let (after, afterTag) = answer.value.withLock({ $0 }) else {
                 reading.cancel()
                 Issue.record("the other node gave no answer within 20 s: the document's lane waits for itself")
-                return  // the stuck node is left behind: stopping it would wait for the same lane
+                return false  // the stuck node is left behind: stopping it would wait for the same lane
             }
             #expect(after.version == replaced.version)
             #expect(afterTag == newTag)
             #expect(after.pageCount == replaced.pageCount)
-        } catch {
-            await first.stop()
-            await deaf.stop()
-            throw error
+            return true
         }
-        await first.stop()
-        await deaf.stop()
     }
 }

@@ -11,6 +11,13 @@ struct ConnectionDeadlinesTests {
         ConnectionDeadlines(now: start, headerTimeout: .seconds(10), idleTimeout: .seconds(60))
     }
 
+    /// A machine whose bodies must average `minimumRate` bytes a second after 10 s and end within `deadline`.
+    func paced(minimumRate: Int, deadline: Duration) -> ConnectionDeadlines {
+        ConnectionDeadlines(
+            now: start, headerTimeout: .seconds(10), idleTimeout: .seconds(60),
+            bodyPace: .init(minimumRate: minimumRate, grace: .seconds(10), deadline: deadline))
+    }
+
     @Test("a new connection must send a complete head within the header timeout, whatever bytes it sends")
     func headerTimeout() {
         var deadlines = machine()
@@ -71,9 +78,7 @@ struct ConnectionDeadlinesTests {
 
     @Test("a body trickled a byte at a time is cut once it falls below the minimum rate, though it is never idle")
     func trickledBody() {
-        let pace = ConnectionDeadlines.BodyPace(minimumRate: 1000, grace: .seconds(10), deadline: .seconds(600))
-        var deadlines = ConnectionDeadlines(
-            now: start, headerTimeout: .seconds(10), idleTimeout: .seconds(60), bodyPace: pace)
+        var deadlines = paced(minimumRate: 1000, deadline: .seconds(600))
         deadlines.requestHeadArrived(now: start)
         // Within the grace period anything goes; then 1000 bytes a second on average since the head.
         #expect(deadlines.deadline == start + .seconds(10))
@@ -89,9 +94,7 @@ struct ConnectionDeadlinesTests {
 
     @Test("a body at the minimum rate goes on until the body deadline; a finished body leaves the pace behind")
     func bodyDeadline() {
-        let pace = ConnectionDeadlines.BodyPace(minimumRate: 1000, grace: .seconds(10), deadline: .seconds(60))
-        var deadlines = ConnectionDeadlines(
-            now: start, headerTimeout: .seconds(10), idleTimeout: .seconds(60), bodyPace: pace)
+        var deadlines = paced(minimumRate: 1000, deadline: .seconds(60))
         deadlines.requestHeadArrived(now: start)
         for second in 1...59 {
             deadlines.bodyArrived(100_000, now: start + .seconds(second))
@@ -99,8 +102,7 @@ struct ConnectionDeadlinesTests {
         }
         #expect(deadlines.deadlineReached(now: start + .seconds(60)) == .close(.bodyTooSlow))
         // Another connection: its body ends in time, and the service may take as long as it needs.
-        var finished = ConnectionDeadlines(
-            now: start, headerTimeout: .seconds(10), idleTimeout: .seconds(60), bodyPace: pace)
+        var finished = paced(minimumRate: 1000, deadline: .seconds(60))
         finished.requestHeadArrived(now: start)
         finished.bodyArrived(10, now: start + .seconds(1))
         finished.requestEnded(now: start + .seconds(1))
@@ -110,9 +112,7 @@ struct ConnectionDeadlinesTests {
 
     @Test("without a minimum rate, a slow body is only bound by the idle timeout")
     func noMinimumRate() {
-        let pace = ConnectionDeadlines.BodyPace(minimumRate: 0, grace: .seconds(10), deadline: .seconds(600))
-        var deadlines = ConnectionDeadlines(
-            now: start, headerTimeout: .seconds(10), idleTimeout: .seconds(60), bodyPace: pace)
+        var deadlines = paced(minimumRate: 0, deadline: .seconds(600))
         deadlines.requestHeadArrived(now: start)
         deadlines.bodyArrived(1, now: start + .seconds(50))
         #expect(deadlines.deadline == start + .seconds(110))
