@@ -110,7 +110,7 @@ extension DocumentLibrary {
     /// with the catalog and records what changed meanwhile (once: under the document's lock, against the shared
     /// catalog). The dead owner's unsaved edits and the conflict it held are lost with it: a record that still
     /// says `dirty` or `conflict` is set to what the files say, without an event.
-    private func takeIn(_ id: DocumentID, from previous: String?) async {
+    private func takeIn(_ id: DocumentID, from previous: String?, attempt: Int = 1) async {
         do {
             try await lane(id).run {
                 // A deleted document is not opened. Opening reconciles the record with the files (so it is read
@@ -140,9 +140,33 @@ extension DocumentLibrary {
                 _ = try await catalog.update(record)
             }
         } catch {
+            // The database went away (the lock, or the record, could not be had): the check of a copy held from
+            // before the takeover has not run, and must, or this node answers that copy as the owner's. Again a
+            // second later, while this node owns the document, at most a minute.
+            if Self.isTransient(error), attempt < Self.takeInAttempts {
+                Task {
+                    try? await Task.sleep(for: .seconds(1))
+                    guard !self.state.withLock({ $0.isShutDown }),
+                        case .this = try? await self.ownership.owner(of: id)
+                    else { return }
+                    await self.takeIn(id, from: previous, attempt: attempt + 1)
+                }
+                return
+            }
             // An encrypted document opens with its password only: its next request opens it.
             logger.debug("a document taken over did not open", metadata: ["document": "\(id)", "error": "\(error)"])
         }
+    }
+
+    /// How many times a takeover's taking in is tried while the database fails (a second apart).
+    static let takeInAttempts = 60
+
+    /// Whether `error` says the database could not be reached or the document's lock not had (worth trying again),
+    /// rather than something of the document itself.
+    static func isTransient(_ error: any Error) -> Bool {
+        if error is CatalogError { return true }
+        if case .unavailable = error as? StoreError { return true }
+        return false
     }
 
     /// Whether document `id`'s info is its owner's to give: in a cluster, when another node holds it dirty or in
