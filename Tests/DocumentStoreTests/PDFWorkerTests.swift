@@ -442,11 +442,11 @@ struct PDFWorkSchedulerTests {
                     waiting[next] = key
                     apply(scheduler.submitted(next, key: key, now: now))
                     next += 1
-                } else if let slot = running.keys.randomElement(using: &generator), let run = running[slot] {
+                } else if let slot = running.keys.sorted().randomElement(using: &generator), let run = running[slot] {
                     running[slot] = nil
                     apply(scheduler.finished(slot: slot, key: run.key, now: now))
                 }
-                if Int.random(in: 0..<10, using: &generator) == 0, let job = waiting.keys.randomElement(using: &generator) {
+                if Int.random(in: 0..<10, using: &generator) == 0, let job = waiting.keys.sorted().randomElement(using: &generator) {
                     if scheduler.withdrawn(job) { waiting[job] = nil }
                 }
                 // Invariants after every event.
