@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A `quire` started in the background (a holder, a watcher, a coordinator) whose output lines a test waits
 /// for, with bounded waits only.
@@ -100,6 +103,14 @@ final class RunningQuire: @unchecked Sendable {
     /// Sends SIGTERM.
     func terminate() {
         process.terminate()
+    }
+
+    /// Kills the process if it still runs (continued first, should it be stopped) and waits for it, at most 10 s.
+    func kill() {
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGCONT)
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        _ = waitForExit(timeout: 10)
     }
 
     /// Waits for the exit status and the end of its output; nil after `timeout` seconds.

@@ -34,7 +34,7 @@ final class RunningService: @unchecked Sendable {
     }
 
     deinit {
-        process.terminate()
+        process.kill()
     }
 
     private static func start(
@@ -63,11 +63,14 @@ final class RunningService: @unchecked Sendable {
         try StoreClient(server: url, token: token)
     }
 
-    /// Stops the service with SIGTERM; its exit status (nil when it did not exit in time).
+    /// Stops the service with SIGTERM; its exit status (nil when it did not exit within 30 s, in which case it is
+    /// killed, so that no test leaves a service behind).
     @discardableResult
     func stop() -> Int32? {
         process.terminate()
-        return process.waitForExit(timeout: 30)
+        if let status = process.waitForExit(timeout: 30) { return status }
+        process.kill()
+        return nil
     }
 
     /// Starts the service again on the same port and store, after ``stop()``.
