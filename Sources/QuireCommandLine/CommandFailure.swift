@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// An error that ends a command with one line on standard error and a documented, sysexits-style exit code.
 ///
-/// Exit codes (also in the README): 0 success; 64 bad usage; 65 the input is not a usable PDF (or the service
+/// Exit codes (also in Docs/operating.md): 0 success; 64 bad usage; 65 the input is not a usable PDF (or the service
 /// refused a change to a document); 66 an input file or document cannot be read or does not exist; 69 the
 /// shared file-coordination arbiter, or the document-store service, is unavailable; 70 an internal failure;
 /// 73 an output cannot be created; 74 an input/output error; 75 a temporary failure (a coordinated wait timed

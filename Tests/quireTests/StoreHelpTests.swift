@@ -19,7 +19,7 @@ struct StoreHelpTests {
     }
 
     @Test(
-        "the README's synopsis of each service command names every option its --help lists",
+        "the manual's synopsis of each service command names every option its --help lists",
         arguments: Array(pinned.keys).sorted())
     func readmeSynopsis(_ command: String) throws {
         let help = try QuireProcess.run([command, "--help"])
@@ -28,7 +28,7 @@ struct StoreHelpTests {
         #expect(!options.isEmpty)
         let synopsis = try Self.readmeSynopsis(of: command)
         let missing = options.filter { option in !["[", " ", "|"].contains { synopsis.contains($0 + option) } }
-        #expect(missing.isEmpty, "the README's synopsis of quire \(command) lacks \(missing.sorted()): \(synopsis)")
+        #expect(missing.isEmpty, "the manual's synopsis of quire \(command) lacks \(missing.sorted()): \(synopsis)")
     }
 
     /// The long options of a --help's OPTIONS section.
@@ -38,12 +38,12 @@ struct StoreHelpTests {
         return Set(words.filter { $0.hasPrefix("--") && $0.count > 2 }.map(String.init))
     }
 
-    /// The lines of the README's synopsis block (under "The service from the command line") that describe
-    /// `quire command`: its own lines (the first starts with `quire command`, the next ones are indented) and the
+    /// The lines of the manual's synopsis block (Docs/operating.md, under "The service from the command line") that
+    /// describe `quire command`: its own lines (the first starts with `quire command`, the next ones are indented) and the
     /// comment lines (`# …`) that name it.
     static func readmeSynopsis(of command: String) throws -> String {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
+            .deletingLastPathComponent().appendingPathComponent("Docs/operating.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         let section = try #require(text.range(of: "## The service from the command line\n\n```\n"))
         let end = try #require(text.range(of: "\n```", range: section.upperBound..<text.endIndex))

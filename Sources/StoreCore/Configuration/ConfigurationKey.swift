@@ -55,7 +55,7 @@ struct ConfigurationKey: Sendable, Hashable {
     /// Colon-separated in the environment (as `PATH`); `--root` is repeated on the command line.
     static let roots = ConfigurationKey(name: "roots", environmentVariable: "QUIRE_ROOTS", flag: "--root")
 
-    /// Every key, in the order the README documents them.
+    /// Every key, in the order config/README.md documents them.
     static let all: [ConfigurationKey] = [
         .store, .host, .port, .coordinationScope, .maxUploadBytes, .maxOpenDocuments, .maxDPI, .uploadBudgetBytes,
         .headerTimeoutSeconds, .idleTimeoutSeconds, .minBodyBytesPerSecond, .bodyTimeoutSeconds, .maxConnections, .pdfWorkers, .pdfDeadlineSeconds, .pdfMemoryMiB, .token, .database,
