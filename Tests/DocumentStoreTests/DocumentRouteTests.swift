@@ -37,6 +37,9 @@ struct DocumentRouteTests {
             let documents = try #require(list["documents"] as? [[String: Any]])
             #expect(documents.map { $0["id"] as? String } == [id])
             #expect(documents.first?["etag"] as? String == expectedTag)
+            // The upload's answer is what the catalog holds (not a record of the moment before it was stored).
+            #expect(documents.first?["updatedAt"] as? String == info["updatedAt"] as? String)
+            #expect(documents.first?["version"] as? Int == 1)
             let events = try await service.events()
             #expect(events.map(\.type) == [.created])
             #expect(events.first?.documentID.rawValue == id)

@@ -149,4 +149,26 @@ struct NodeRegistryTests {
             #expect(try await registry.owner(of: fresh.id, claimingFor: "maker", liveness: .seconds(5)) == .this(takenOverFrom: nil))
         }
     }
+
+    @Test("a document inserted as a node's is that node's from its first moment: another node asking at once is named the owner, never given it")
+    func insertedWithItsOwner() async throws {
+        try await CatalogPlace.with(.postgres) { place in
+            let catalog = try await place.open()
+            let registry = Self.registry(place, catalog)
+            try await registry.heartbeat(Self.node("maker", port: 8081))
+            try await registry.heartbeat(Self.node("watcher", port: 8082))
+            let record = CatalogTests.record("made")
+            try await catalog.insert(record, recording: nil, ownedBy: "maker")
+            #expect(
+                try await registry.owner(of: record.id, claimingFor: "watcher", liveness: .seconds(5))
+                    == .other(node: "maker", address: "127.0.0.1:8081"))
+            #expect(try await registry.owner(of: record.id, claimingFor: "maker", liveness: .seconds(5)) == .this(takenOverFrom: nil))
+            #expect(try await registry.nodes(liveness: .seconds(5)).map(\.node.ownedDocuments) == [1, 0])
+            // A failed insert (the id is taken) claims nothing.
+            await #expect(throws: CatalogError.self) {
+                try await catalog.insert(record, recording: nil, ownedBy: "watcher")
+            }
+            #expect(try await registry.nodes(liveness: .seconds(5)).map(\.node.ownedDocuments) == [1, 0])
+        }
+    }
 }

@@ -109,6 +109,33 @@ struct ClusterOwnershipTests {
         await cluster.shutdown()
     }
 
+    @Test("every document uploaded through node 1 is node 1's: node 2, which sees each file appear in the shared store, claims none of them first")
+    func makerOwnsWhatItMakes() async throws {
+        let cluster = try await Cluster(count: 2)
+        let pdf = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf")))
+        do {
+            let maker = cluster.clients[0]
+            let made = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        for _ in 0..<40 { _ = try await maker.upload(pdf: pdf) }
+                        return 40
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            let nodes = try await cluster.clients[1].nodes().nodes
+            let owned = Dictionary(
+                nodes.map { ($0.address.hasSuffix(":\(cluster.nodes[0].port)") ? "maker" : "other", $0.ownedDocuments ?? -1) },
+                uniquingKeysWith: +)
+            #expect(owned == ["maker": made, "other": 0], "\(nodes)")
+        } catch {
+            await cluster.shutdown()
+            throw error
+        }
+        await cluster.shutdown()
+    }
+
     @Test("a stalled owner (SIGSTOP): an edit through another node is answered once the owner stops heartbeating, not after the forward's timeout; resumed, the old owner forwards instead of changing its stale copy")
     func stalledOwner() async throws {
         let cluster = try await Cluster()

@@ -48,12 +48,15 @@ public struct Catalog: CatalogDatabase {
         }
     }
 
-    /// Adds a document, and appends `event` in the same transaction.
+    /// Adds a document, and appends `event` in the same transaction. `owner` is ignored: the one node of an
+    /// embedded catalog owns every document.
     /// - Returns: The appended event with its id, or nil when none was given.
     /// - Throws: ``CatalogError/duplicateDocument(_:)``, ``CatalogError/databaseFailed(path:operation:reason:)``,
     ///   or `CancellationError`.
     @discardableResult
-    public func insert(_ document: DocumentRecord, recording event: StoreEvent?) async throws -> StoreEvent? {
+    public func insert(_ document: DocumentRecord, recording event: StoreEvent?, ownedBy owner: String?) async throws
+        -> StoreEvent?
+    {
         try await write("add document \(document.id)") { db in
             var document = document
             document.version = 1

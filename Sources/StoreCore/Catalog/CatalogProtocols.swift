@@ -5,12 +5,15 @@
 /// A change may carry the event that reports it (`recording:`): the change and the event commit together or not
 /// at all, so the log never tells of a change the catalog lacks, or the reverse.
 public protocol DocumentCatalog: Sendable {
-    /// Adds a document, and appends `event` in the same transaction.
+    /// Adds a document, and appends `event` in the same transaction. `owner`, on a cluster's catalog, is the node
+    /// that owns the document from the moment it exists (claimed in the same transaction, so no other node can
+    /// claim it first); a catalog of one node has no owners (its node owns every document) and ignores it.
     /// - Returns: The appended event with its id, or nil when none was given.
     /// - Throws: ``CatalogError/duplicateDocument(_:)``, ``CatalogError/databaseFailed(path:operation:reason:)``,
     ///   or `CancellationError`.
     @discardableResult
-    func insert(_ document: DocumentRecord, recording event: StoreEvent?) async throws -> StoreEvent?
+    func insert(_ document: DocumentRecord, recording event: StoreEvent?, ownedBy owner: String?) async throws
+        -> StoreEvent?
 
     /// Replaces a document's entry, and appends `event` in the same transaction.
     /// - Returns: The appended event with its id, or nil when none was given.
@@ -92,10 +95,17 @@ public protocol CatalogDatabase: DocumentCatalog, EventLog {
 
 extension DocumentCatalog {
     /// Adds a document, recording no event.
-    /// - Throws: As ``DocumentCatalog/insert(_:recording:)``.
+    /// - Throws: As ``DocumentCatalog/insert(_:recording:ownedBy:)``.
     @discardableResult
     public func insert(_ document: DocumentRecord) async throws -> StoreEvent? {
-        try await insert(document, recording: nil)
+        try await insert(document, recording: nil, ownedBy: nil)
+    }
+
+    /// Adds a document with no owner yet, and appends `event` in the same transaction.
+    /// - Throws: As ``DocumentCatalog/insert(_:recording:ownedBy:)``.
+    @discardableResult
+    public func insert(_ document: DocumentRecord, recording event: StoreEvent?) async throws -> StoreEvent? {
+        try await insert(document, recording: event, ownedBy: nil)
     }
 
     /// Replaces a document's entry, recording no event.

@@ -227,12 +227,15 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
 
     // MARK: DocumentCatalog
 
-    /// Adds a document, and appends `event` in the same transaction.
+    /// Adds a document, and appends `event` in the same transaction; `owner` (a node's id) owns it from the same
+    /// transaction on, so no other node can claim it between its making and its maker's claim.
     /// - Returns: The appended event with its id, or nil when none was given.
     /// - Throws: ``CatalogError/duplicateDocument(_:)``, ``CatalogError/databaseFailed(path:operation:reason:)``,
     ///   or `CancellationError`.
     @discardableResult
-    public func insert(_ document: DocumentRecord, recording event: StoreEvent?) async throws -> StoreEvent? {
+    public func insert(_ document: DocumentRecord, recording event: StoreEvent?, ownedBy owner: String?) async throws
+        -> StoreEvent?
+    {
         let columns = CatalogColumns.Document(document)
         return try await transaction("add document \(document.id)") { connection, logger in
             do {
@@ -246,6 +249,10 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
                     """, logger: logger)
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
                 throw CatalogError.duplicateDocument(document.id)
+            }
+            if let owner {
+                try await connection.query(
+                    "INSERT INTO quire_owners (document_id, node_id) VALUES (\(columns.id), \(owner))", logger: logger)
             }
             return try await Self.append(event, connection, logger, version: 1)
         }

@@ -95,18 +95,24 @@ extension DocumentLibrary {
             record.updatedAt = now
             let recorded: StoreEvent?
             do {
+                // In a cluster this node owns the document from the transaction that makes it: another node that
+                // sees its file appear cannot claim it first.
                 recorded = try await catalog.insert(
-                    record, recording: StoreEvent(type: .created, documentID: id, etag: record.etag))
+                    record, recording: StoreEvent(type: .created, documentID: id, etag: record.etag),
+                    ownedBy: isClusterNode ? membership.id : nil)
             } catch {
                 forget(id)
                 throw error
             }
+            ownership.remember(.this(takenOverFrom: nil), of: id)
             if let recorded {
                 metrics.recordEvent(.created)
                 fanOut.committed(recorded)
             }
-            await claimNewDocument(id)
-            return try await info(of: open)
+            // The record as inserted is the catalog's (a first version; dates kept at the catalog's precision):
+            // the answer needs no read of it back.
+            record.version = 1
+            return try await info(of: open, inserted: record)
         }
     }
 

@@ -51,17 +51,6 @@ extension DocumentLibrary {
         ownership.forget(id)
     }
 
-    /// Claims document `id` for this node as it is made (the node that made it owns it: a document with no owner
-    /// goes to the first node that asks).
-    func claimNewDocument(_ id: DocumentID) async {
-        do {
-            _ = try await owner(of: id)
-        } catch {
-            // It stays without an owner until a node's sweep or a request claims it.
-            logger.warning("cannot claim a new document", metadata: ["document": "\(id)", "error": "\(error)"])
-        }
-    }
-
     /// Takes in the documents this node's sweep took over from dead nodes (``NodeMembership``).
     func takeIn(_ takeovers: [DocumentTakeover]) async {
         let fromDeadNodes = takeovers.filter { $0.from != nil }
