@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 
 .PHONY: all deps browser-deps build run cluster compare-cluster compare-web test browser-test release clean fixtures fuzz bench compare compare-coordination \
-	compare-store contract chaos bench-scale bench-takeover
+	compare-store contract chaos bench-scale bench-takeover docs
 
 all: build
 
@@ -67,6 +67,15 @@ test: deps browser-deps
 	  $(SWIFT) test --skip-build --no-parallel; \
 	status=$$?; rm -rf $$scratch; \
 	Tests/browser/run.sh || status=1; exit $$status
+
+# The libraries' DocC documentation (FileCoordination, FileCoordinationCompat, DocumentModel, Documents, Poppler,
+# StoreClient), combined into one static site in .build/docs; any DocC warning (an unresolved symbol link, say)
+# fails it. .ci/run runs it after the tests.
+DOC_TARGETS = FileCoordination FileCoordinationCompat DocumentModel Documents Poppler StoreClient
+docs: deps
+	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation \
+	  $(foreach target,$(DOC_TARGETS),--target $(target)) --enable-experimental-combined-documentation \
+	  --warnings-as-errors --transform-for-static-hosting --output-path .build/docs
 
 # The browser tests alone (headless Chromium against a real `quire serve`; screenshots in .build/screenshots).
 browser-test: deps browser-deps

@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // `.forUploading` snapshots of directories are zip archives (FileCoordination only).
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        // `make docs`: the libraries' DocC documentation (a command plugin: nothing of it is linked).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // poppler-glib + cairo (+ gio, linked by the modulemap: notes P2).

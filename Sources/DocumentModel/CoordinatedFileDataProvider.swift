@@ -5,10 +5,10 @@ import Synchronization
 /// A file provider whose every read and write happens inside a coordinated access, and which presents its file
 /// to other coordinators (in this process and, with the shared scope, in every process of the user).
 ///
-/// - It is its own ``FilePresenter`` with ``observesUncoordinatedChanges`` true: changes made by programs that
+/// - It is its own `FilePresenter` with ``observesUncoordinatedChanges`` true: changes made by programs that
 ///   do not coordinate (inotify) reach it too. Register it with ``FilePresenterCoordinator`` (a ``Document``
 ///   does not register its providers itself).
-/// - It follows moves: ``fileURL`` changes and ``Foundation/Notification/Name/dataProviderFileURLDidChange``
+/// - It follows moves: `fileURL` changes and `Notification.Name.dataProviderFileURLDidChange`
 ///   is posted.
 /// - It remembers a ``ContentFingerprint`` of the content it last read or wrote, and tells its
 ///   ``coordinationDelegate`` of a change only when the content differs: a `touch`, a `chmod` or a rewrite of
@@ -21,7 +21,7 @@ import Synchronization
 /// - It remembers the ``FileIdentity`` of what it last read or checked, so that whoever serves the bytes it holds
 ///   can ask, cheaply, whether the file is still the one they came from (``isUnchangedSinceLastLook``), and have
 ///   it checked at once when not (``checkForChangeNow()``).
-/// - While observed (``FilePresenterCoordinator``), the inode it last read is watched too (``InodeWatch``): a hard
+/// - While observed (``FilePresenterCoordinator``), the inode it last read is watched too (`InodeWatch`): a hard
 ///   link made to the file from outside its directory, or a write through one, is a change like any other.
 ///
 /// Every member, including all presenter members, is `open`.
@@ -116,7 +116,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     /// copied; nil before the first read.
     public var lastReadContents: Data? { state.withLock { $0.fileCopy } }
 
-    /// `.save` writes the copy of the bytes last read or written back to ``fileURL`` (coordinated, atomic),
+    /// `.save` writes the copy of the bytes last read or written back to `fileURL` (coordinated, atomic),
     /// restoring a deleted file; without a copy it does nothing. `.reload` and `.close` need nothing from the
     /// provider (whoever reloads reads again through ``data()``).
     /// - Throws: the I/O or coordination error of writing the copy back.
@@ -213,7 +213,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
 
     // MARK: FilePresenter
 
-    /// The file (``fileURL``).
+    /// The file (`fileURL`).
     open var presentedItemURL: URL? { fileURL }
 
     /// A private serial queue.
@@ -249,7 +249,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         delegate.accommodatePresentedItemDeletion(for: self, completionHandler: completionHandler)
     }
 
-    /// Follows the move and posts ``Foundation/Notification/Name/dataProviderFileURLDidChange``.
+    /// Follows the move and posts `Notification.Name.dataProviderFileURLDidChange`.
     open func presentedItemDidMove(to newURL: URL) {
         let oldURL = relocate(to: newURL)
         guard oldURL != fileURL else { return }
@@ -379,7 +379,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
 
     // MARK: the file as it is now
 
-    /// Whether the file at ``fileURL`` is, as far as its metadata tell, the one the provider last read or checked:
+    /// Whether the file at `fileURL` is, as far as its metadata tell, the one the provider last read or checked:
     /// it is opened as every read opens it (beneath the confinement, through no symbolic link, a regular file, with
     /// one link when confined) and its ``FileIdentity`` compared with the one of the descriptor last read. No byte
     /// is read and nothing is coordinated: one `open` (`openat2`), one `fstat`, one `close`, so that whoever serves

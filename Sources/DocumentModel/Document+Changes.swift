@@ -2,7 +2,7 @@ import FileCoordination
 import Foundation
 
 extension Document {
-    /// The userInfo keys of ``Foundation/Notification/Name/documentUnderlyingFileChanged``.
+    /// The userInfo keys of `Notification.Name.documentUnderlyingFileChanged`.
     public enum UserInfoKey {
         /// The changed file's URL (`URL`).
         public static let changedFileURL = "changedFileURL"

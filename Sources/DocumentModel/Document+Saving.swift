@@ -73,7 +73,7 @@ extension Document {
     ///   ``DocumentError/closed``.
     ///
     /// In a conflict, the side a resolution drops is kept as a conflict version of the file in ``versionStore``
-    /// (``FileVersion``, `NSFileVersion` on Linux), so that it can be restored: `.reload` keeps the unsaved edits (the
+    /// (`FileVersion`, `NSFileVersion` on Linux), so that it can be restored: `.reload` keeps the unsaved edits (the
     /// PDF as the engine saves it), `.save` keeps the bytes on disk it overwrites (a `.modification` conflict only:
     /// after a deletion there are none).
     /// - Throws: ``DocumentError/unknownDataProvider(_:)``, ``DocumentError/closed``; for `.reload` the error

@@ -11,7 +11,7 @@ import Synchronization
 /// annotations) in memory until ``save()``, and is the ``FileCoordinationDelegate`` of its coordinated
 /// providers. When another program changes a file, a clean document reloads that provider alone; a document
 /// with unsaved changes gets a `.modification` ``conflict`` instead; a deleted file gives a `.deletion` conflict.
-/// Each such change is posted as ``Foundation/Notification/Name/documentUnderlyingFileChanged`` and offered
+/// Each such change is posted as `Notification.Name.documentUnderlyingFileChanged` and offered
 /// on ``underlyingFileChanges`` — never for the document's own saves.
 ///
 /// The document does not register its presenters: whoever serves or shows it calls
@@ -102,7 +102,7 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
     // MARK: versions
 
     /// Where a conflict's losing side is kept as a conflict version of the file (see
-    /// ``resolveFileConflict(for:with:)``): ``FileVersionStore/current`` when the document was made; nil keeps
+    /// ``resolveFileConflict(for:with:)``): `FileVersionStore.current` when the document was made; nil keeps
     /// nothing.
     public var versionStore: FileVersionStore? {
         get { state.withLock { $0.versionStore } }

@@ -7,7 +7,7 @@
 /// as the file system can tell without reading them (`make` and `rsync` trust as much): a write changes the
 /// modification and change times, a new hard link or its removal the change time, a rename over the path the
 /// inode. (On a file system with coarse timestamps, a write of the same size in the same clock tick as the
-/// look is not told apart; the inode watch, ``InodeWatch``, still sees its close.)
+/// look is not told apart; the inode watch, `InodeWatch`, still sees its close.)
 public enum FileIdentity: Sendable, Equatable {
     /// A regular file that opened: `st_dev`, `st_ino`, `st_size`, and `st_mtim` and `st_ctim` in nanoseconds.
     case file(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64)

@@ -14,7 +14,7 @@ import Foundation
 /// one `presentedItemDidChange()` (or, if the file disappeared, one `accommodatePresentedItemDeletion`) on
 /// its queue, so nothing that happened while suspended goes unnoticed.
 ///
-/// A ``CoordinatedFileDataProvider`` observed here also has the inode of its file watched (``InodeWatch``) while it
+/// A ``CoordinatedFileDataProvider`` observed here also has the inode of its file watched (`InodeWatch`) while it
 /// is registered: a hard link made to the file from another directory, or a write through one, reaches it too.
 public final class FilePresenterCoordinator: @unchecked Sendable {
     /// The coordinator every document user shares.

@@ -23,7 +23,10 @@ extension PDFDocument {
     }
 
     /// Renders a page on white at `dpi` and encodes it as an 8-bit RGB PNG with libpng.
-    /// - Parameter compressionLevel: zlib level 0–9; the default 1 is several times faster than cairo's own writer.
+    /// - Parameters:
+    ///   - index: The page, from 0.
+    ///   - dpi: The resolution, in dots per inch.
+    ///   - compressionLevel: zlib level 0–9; the default 1 is several times faster than cairo's own writer.
     /// - Throws: as ``renderBitmap(pageAt:dpi:)``, and `.operationFailed` if PNG encoding fails.
     public func renderPNG(pageAt index: Int, dpi: Double, compressionLevel: Int = 1) throws(PDFError) -> Data {
         try render(pageAt: index, dpi: dpi) { data, width, height, stride throws(PDFError) in

@@ -168,7 +168,10 @@ public final class PDFDocument: @unchecked Sendable {
     }
 
     /// Finds every occurrence of `text` on a page and returns where each one is, in PDF page space.
-    /// - Parameter caseSensitive: match case exactly; by default the search ignores case.
+    /// - Parameters:
+    ///   - text: The text to find (not empty).
+    ///   - index: The page, from 0.
+    ///   - caseSensitive: match case exactly; by default the search ignores case.
     /// - Throws: `PDFError.pageOutOfRange` for a bad index, `.invalidArgument` for an empty string.
     public func find(_ text: String, onPageAt index: Int, caseSensitive: Bool = false) throws(PDFError) -> [PDFRect] {
         guard !text.isEmpty else { throw .invalidArgument("the text to find is empty") }

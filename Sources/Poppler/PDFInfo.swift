@@ -10,7 +10,7 @@ public struct PDFInfo: Sendable, Equatable, Codable {
     public var encrypted: Bool
     /// Whether opening it needed a password.
     public var neededPassword: Bool
-    /// The names of what the document permits (see ``PDFPermissions/names``).
+    /// The names of what the document permits (see `PDFPermissions.names`).
     public var permissions: [String]
     /// The PDF version, for example "PDF-1.7".
     public var pdfVersion: String

@@ -12,8 +12,12 @@ import Foundation
 /// to what one thread produces.
 public enum PDFTextExtractor {
     /// Returns the text of each page in `pages` (zero-based indexes, in the order given; all pages if nil).
-    /// - Parameter workers: how many threads (and document instances) to use; defaults to the number of processors.
-    ///   Fewer are used when there are fewer pages.
+    /// - Parameters:
+    ///   - data: The PDF's bytes.
+    ///   - password: The user or owner password of an encrypted PDF.
+    ///   - pages: The pages, from 0, in the order wanted; every page when nil.
+    ///   - workers: how many threads (and document instances) to use; defaults to the number of processors.
+    ///     Fewer are used when there are fewer pages.
     /// - Throws: any `PDFError` of ``PDFDocument/init(data:password:)``, or `.pageOutOfRange` for a bad index.
     public static func text(
         of data: Data, password: String? = nil, pages: [Int]? = nil, workers: Int? = nil

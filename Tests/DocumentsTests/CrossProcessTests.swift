@@ -64,7 +64,7 @@ struct CrossProcessTests {
         }
     }
 
-    @Test("The DocumentExample (Docs/documents.md) prints the pages and reacts to `quire write` from another process")
+    @Test("The DocumentExample (the article Documents and conflicts) prints the pages and reacts to `quire write` from another process")
     func readmeExample() async throws {
         try await offPool {
             let folder = try Folder()

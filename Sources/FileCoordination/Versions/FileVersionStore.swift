@@ -7,7 +7,7 @@ import QuireSystem
 #endif
 
 /// The per-user store that keeps the versions of items: for each item, a folder named by a hash of its
-/// absolute path, holding `<id>.data` (a copy of the bytes) and `<id>.json` (a ``FileVersionRecord``) per
+/// absolute path, holding `<id>.data` (a copy of the bytes) and `<id>.json` (the version's record) per
 /// version, and a `lock` file that serializes changes across processes.
 ///
 /// Layout: `<directory>/items/<hash>/…` and `<directory>/tmp/` (staging, so that every write is a rename
@@ -237,7 +237,7 @@ public struct FileVersionStore: Sendable, Hashable {
     }
 }
 
-/// A change to the versions of an item, as reported to ``FileVersionStore/didChange(_:)``.
+/// A change to the versions of an item, as the store reports it to the presenters of the item.
 public enum FileVersionChange: Sendable, Hashable {
     /// A version was added (`presentedItemDidGain`).
     case gained(FileVersion)
