@@ -137,28 +137,10 @@ ssize_t CQuire_receiveWithDescriptor(int socket, void *bytes, size_t length, int
     return received;
 }
 
-int CQuire_memfdWith(const char *name, const void *bytes, size_t length, int seal) {
-    int descriptor = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (descriptor < 0) return -1;
-    size_t written = 0;
-    while (written < length) {
-        ssize_t count = write(descriptor, (const char *)bytes + written, length - written);
-        if (count < 0 && errno == EINTR) continue;
-        if (count <= 0) {
-            int saved = count < 0 ? errno : EIO;
-            close(descriptor);
-            errno = saved;
-            return -1;
-        }
-        written += (size_t)count;
-    }
-    if (seal && fcntl(descriptor, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-        int saved = errno;
-        close(descriptor);
-        errno = saved;
-        return -1;
-    }
-    return descriptor;
+int CQuire_memfdCreate(const char *name) { return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); }
+
+int CQuire_sealCompletely(int descriptor) {
+    return fcntl(descriptor, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
 }
 
 long long CQuire_regularFileSize(int descriptor) {
@@ -169,21 +151,6 @@ long long CQuire_regularFileSize(int descriptor) {
         return -1;
     }
     return (long long)info.st_size;
-}
-
-int CQuire_readExactly(int descriptor, void *buffer, size_t length) {
-    size_t filled = 0;
-    while (filled < length) {
-        ssize_t count = pread(descriptor, (char *)buffer + filled, length - filled, (off_t)filled);
-        if (count < 0 && errno == EINTR) continue;
-        if (count < 0) return -1;
-        if (count == 0) {
-            errno = EIO;
-            return -1;
-        }
-        filled += (size_t)count;
-    }
-    return 0;
 }
 
 int CQuire_setParentDeathSignal(int signal) {

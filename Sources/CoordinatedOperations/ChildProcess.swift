@@ -62,10 +62,9 @@ public enum ChildProcess {
         arguments.append(nil)
         defer { for argument in arguments { free(argument) } }
         var pid = pid_t()
-        var result: Int32
-        repeat {
-            result = posix_spawnp(&pid, command[0], nil, &attributes, arguments, environ)
-        } while result == EINTR
+        let result = SystemCall.retryingReturnedInterrupt {
+            posix_spawnp(&pid, command[0], nil, &attributes, arguments, environ)
+        }
         switch result {
         case 0: return pid
         case ENOENT, ENOTDIR: throw .notFound(command[0])

@@ -107,11 +107,8 @@ package final class InodeWatch: @unchecked Sendable {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
         defer { buffer.deallocate() }
         while true {
-            let count = Glibc.read(instance, buffer, capacity)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return
-            }
+            guard let count = try? SystemCall.retryingOnInterrupt("read", { Glibc.read(instance, buffer, capacity) })
+            else { return }
             var offset = 0
             var touched: [Int32] = []
             var overflowed = false

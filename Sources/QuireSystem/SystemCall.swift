@@ -54,7 +54,7 @@ public enum SystemCall {
         let end = ContinuousClock.now + limit
         while ContinuousClock.now < end {
             for index in descriptors.indices { descriptors[index].revents = 0 }
-            let ready = poll(descriptors.baseAddress, nfds_t(descriptors.count), 0)
+            let ready = Glibc.poll(descriptors.baseAddress, nfds_t(descriptors.count), 0)
             if ready > 0 { return true }
             if ready < 0 && errno != EINTR { return false }
             sched_yield()

@@ -146,9 +146,13 @@ struct PDFWorkerLoop {
         if result.count <= PDFWorkerMessage.maximumInlineResult {
             return (.succeeded(inline: Array(result)), -1)  // small: in the reply itself, no memfd
         }
-        let output = result.withUnsafeBytes { CQuire_memfdWith("quire-result", $0.baseAddress, $0.count, 0) }
-        guard output >= 0 else {
-            return (PDFWorkerReply(status: .failed, message: "the result could not be written: errno \(errno)"), -1)
+        let output: Int32
+        do {
+            output = try result.withUnsafeBytes { bytes in
+                try SystemCall.memoryFile(name: "quire-result", contents: bytes, sealed: false)
+            }
+        } catch {
+            return (PDFWorkerReply(status: .failed, message: "the result could not be written: \(error)"), -1)
         }
         return (PDFWorkerReply(status: .succeeded, resultLength: UInt64(result.count)), output)
     }
@@ -178,9 +182,12 @@ struct PDFWorkerLoop {
     /// The document with its edits written straight into a memfd (no path, no copy), as a reply.
     /// - Throws: `PDFError` when poppler cannot write it.
     static func save(_ document: PDFDocument) throws(PDFError) -> (PDFWorkerReply, Int32) {
-        let output = CQuire_memfdWith("quire-result", nil, 0, 0)
-        guard output >= 0 else {
-            throw .operationFailed(operation: "saving the document", reason: "no memfd: errno \(errno)")
+        let output: Int32
+        do {
+            output = try SystemCall.memoryFile(
+                name: "quire-result", contents: UnsafeRawBufferPointer(start: nil, count: 0), sealed: false)
+        } catch {
+            throw .operationFailed(operation: "saving the document", reason: "no memfd: \(error)")
         }
         do {
             try document.write(toDescriptor: output)
@@ -234,8 +241,14 @@ struct PDFWorkerLoop {
         let size = CQuire_regularFileSize(descriptor)
         guard size >= 0 else { return nil }
         var data = Data(count: Int(size))
-        let read = data.withUnsafeMutableBytes { CQuire_readExactly(descriptor, $0.baseAddress, $0.count) }
-        return read == 0 ? data : nil
+        do {
+            try data.withUnsafeMutableBytes { buffer in
+                try SystemCall.readExactly(descriptor, into: buffer)
+            }
+        } catch {
+            return nil
+        }
+        return data
     }
 }
 

@@ -69,17 +69,17 @@ ssize_t CQuire_sendWithDescriptors(int socket, const void *bytes, size_t length,
 ssize_t CQuire_receiveWithDescriptors(int socket, void *bytes, size_t length, int *descriptors, int capacity,
                                       int *count);
 
-/// A new memfd (memfd_create(2) with MFD_CLOEXEC | MFD_ALLOW_SEALING) holding the `length` bytes at `bytes`,
-/// sealed against every change (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) when `seal` is
-/// non-zero. Returns the descriptor, or -1 with errno (nothing is left open).
-int CQuire_memfdWith(const char *name, const void *bytes, size_t length, int seal);
+/// memfd_create(2) with MFD_CLOEXEC | MFD_ALLOW_SEALING: a new, empty memory file. Returns the descriptor, or -1
+/// with errno.
+int CQuire_memfdCreate(const char *name);
+
+/// fcntl(F_ADD_SEALS) with every seal (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL): the memfd's content
+/// can no longer change. Returns 0, or -1 with errno.
+int CQuire_sealCompletely(int descriptor);
 
 /// The size of the regular file open as `descriptor`, or -1 (errno EINVAL for anything but a regular file).
 long long CQuire_regularFileSize(int descriptor);
 
-/// Reads exactly `length` bytes from offset 0 of `descriptor` into `buffer` (retrying EINTR and short reads).
-/// Returns 0, or -1 with errno (EIO when the file ends first).
-int CQuire_readExactly(int descriptor, void *buffer, size_t length);
 
 /// posix_spawn_file_actions_addclosefrom_np(3): the child closes every descriptor from `lowest` up.
 int CQuire_spawnCloseFrom(posix_spawn_file_actions_t *actions, int lowest);

@@ -282,18 +282,12 @@ enum SocketSystem {
     /// `poll(2)` on `descriptors`; `timeout` in milliseconds, -1 to wait forever. Returns when something is
     /// ready, the time is up, or a signal interrupts (then nothing is marked ready).
     static func poll(_ descriptors: inout [pollfd], timeout: Int32) throws(SystemCallError) {
-        let result = descriptors.withUnsafeMutableBufferPointer {
-            Glibc.poll($0.baseAddress, nfds_t($0.count), timeout)
-        }
-        if result < 0 && Glibc.errno != EINTR { throw SystemCallError(call: "poll", errno: Glibc.errno) }
-        if result < 0 { for index in descriptors.indices { descriptors[index].revents = 0 } }
+        try SystemCall.poll(&descriptors, timeout: timeout)
     }
 
     /// Sleeps for a short while (`nanosleep`), used only between connection attempts with a deadline.
     static func pause(microseconds: Int) {
-        var request = timespec(tv_sec: 0, tv_nsec: microseconds * 1000)
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) == -1 && Glibc.errno == EINTR { request = remaining }
+        SystemCall.sleep(for: .microseconds(microseconds))
     }
 
     /// Sets `SO_RCVTIMEO` (0 waits forever).

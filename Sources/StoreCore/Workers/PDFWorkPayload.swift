@@ -1,5 +1,5 @@
-import CQuireLinux
 import Foundation
+import QuireSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -27,8 +27,14 @@ final class PDFWorkPayload: Sendable {
     func descriptor() throws(PDFWorkError) -> Int32 {
         let existing = memfd.withLock { $0 }
         if existing >= 0 { return existing }
-        let made = data.withUnsafeBytes { CQuire_memfdWith("quire-pdf", $0.baseAddress, $0.count, 1) }
-        guard made >= 0 else { throw .unavailable("cannot put the PDF in a sealed memfd: errno \(errno)") }
+        let made: Int32
+        do {
+            made = try data.withUnsafeBytes { bytes in
+                try SystemCall.memoryFile(name: "quire-pdf", contents: bytes, sealed: true)
+            }
+        } catch {
+            throw .unavailable("cannot put the PDF in a sealed memfd: \(error)")
+        }
         let kept = memfd.withLock { current -> Int32 in
             if current < 0 { current = made }
             return current

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import PDFWorkerWire
+import QuireSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -344,9 +345,12 @@ final class PDFWorkerPool: Sendable {
                             PDFWorkerReply(
                                 status: .invalidArgument, message: "the unsaved edits are too large: save them first")))
                 }
-                log = bytes.withUnsafeBytes { CQuire_memfdWith("quire-edits", $0.baseAddress, $0.count, 1) }
-                guard log >= 0 else {
-                    return .failure(PDFWorkError.unavailable("cannot put the edits in a sealed memfd: errno \(errno)"))
+                do {
+                    log = try bytes.withUnsafeBytes { bytes in
+                        try SystemCall.memoryFile(name: "quire-edits", contents: bytes, sealed: true)
+                    }
+                } catch {
+                    return .failure(PDFWorkError.unavailable("cannot put the edits in a sealed memfd: \(error)"))
                 }
                 request.editsLength = UInt32(bytes.count)
             }
@@ -393,8 +397,14 @@ final class PDFWorkerPool: Sendable {
         private static func contents(of descriptor: Int32, length: Int) -> Data? {
             guard CQuire_regularFileSize(descriptor) >= Int64(length) else { return nil }
             var data = Data(count: length)
-            let read = data.withUnsafeMutableBytes { CQuire_readExactly(descriptor, $0.baseAddress, length) }
-            return read == 0 ? data : nil
+            do {
+                try data.withUnsafeMutableBytes { buffer in
+                    try SystemCall.readExactly(descriptor, into: buffer)
+                }
+            } catch {
+                return nil
+            }
+            return data
         }
     }
 }
