@@ -260,6 +260,38 @@ struct DocumentRouteTests {
         }
     }
 
+    @Test("a PUT of an open document reads the catalog once (its lane's check); a stale one is refused before its body, naming the current version; the answer is what the catalog holds")
+    func replaceReadsTheCatalogOnce() async throws {
+        let service = try DocumentService()
+        try await service.run { client in
+            let created = try await client.upload("one-page.pdf")
+            let id = try #require(try jsonObject(created)["id"] as? String)
+            let tag = try #require(created.headers[.eTag])
+            var headers: HTTPFields = [.contentType: "application/pdf", .ifMatch: tag]
+            let before = service.catalog.readsMade
+            let replaced = try await client.execute(
+                uri: "/documents/\(id)/content", method: .put, headers: headers,
+                body: ByteBuffer(bytes: try Fixture.data("mixed-sizes.pdf")))
+            #expect(replaced.status == .ok)
+            #expect(service.catalog.readsMade - before == 1)
+            // What the answer says is what the catalog holds (a GET after the answers are dropped reads it).
+            let answered = try jsonObject(replaced)
+            let listed = try #require(
+                (try jsonObject(try await client.execute(uri: "/documents", method: .get))["documents"]
+                    as? [[String: Any]])?.first)
+            #expect(answered["version"] as? Int == 2 && listed["version"] as? Int == 2)
+            #expect(answered["updatedAt"] as? String == listed["updatedAt"] as? String)
+            #expect(replaced.headers[.eTag] == listed["etag"] as? String)
+            // The validator of version 1 is surely stale: refused before the body, with the current version.
+            headers[.ifMatch] = tag
+            let stale = try await client.execute(
+                uri: "/documents/\(id)/content", method: .put, headers: headers,
+                body: ByteBuffer(bytes: try Fixture.data("one-page.pdf")))
+            #expect(stale.status == .preconditionFailed)
+            #expect(stale.headers[.eTag] == replaced.headers[.eTag])
+        }
+    }
+
     @Test("PUT content replaces the file atomically (If-Match required); DELETE forgets the document")
     func replaceAndDelete() async throws {
         let service = try DocumentService()

@@ -58,8 +58,18 @@ public struct DocumentsController: RouteController {
             let id = try Self.documentID(context)
             try Self.requireMediaType(request, ["application/pdf"])
             let preconditions = try RequestPreconditions(headers: request.headers)
-            // Refused before the body is streamed when it would be refused after (the owner's lane checks again).
-            try preconditions.requireIfMatch(current: try await library.record(id).validator, method: .put)
+            // Refused before the body is streamed when it would be refused after (the owner's lane checks again). An
+            // open document's version is known from memory: only a validator it surely refuses costs a catalog read
+            // (for the current version the 412 names); otherwise the one read is the lane's.
+            if let known = library.knownVersion(of: id) {
+                if preconditions.write.ifMatch == nil {
+                    try preconditions.requireIfMatch(current: nil, method: .put)  // 428: no version is needed for it
+                } else if preconditions.write.isSurelyStale(knownVersion: known) {
+                    try preconditions.requireIfMatch(current: try await library.record(id).validator, method: .put)
+                }
+            } else {
+                try preconditions.requireIfMatch(current: try await library.record(id).validator, method: .put)
+            }
             // The owner decides, as for every other write: the body streams through to it.
             if let answer = try await forwarder?.answerStreamingBody(of: request, for: id) { return answer }
             let incoming = try await receive(request)

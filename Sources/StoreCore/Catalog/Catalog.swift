@@ -12,6 +12,8 @@ public struct Catalog: CatalogDatabase {
     private let database: DatabasePool
     /// Who is told of each event as it commits (``observeCommittedEvents(_:)``).
     private let commitObserver = CommitObserver()
+    /// How many reads this catalog made (work counted, not timed: tests check what an operation costs).
+    private let reads = ReadCounter()
 
     /// The database file.
     public let databaseURL: URL
@@ -260,8 +262,12 @@ public struct Catalog: CatalogDatabase {
     private func read<T: Sendable>(
         _ operation: String, _ value: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
-        try await naming(operation) { try await database.read(value) }
+        reads.count.add(1, ordering: .relaxed)
+        return try await naming(operation) { try await database.read(value) }
     }
+
+    /// How many reads (each a transaction of the pool's readers) this catalog has made since it was opened.
+    package var readsMade: Int { reads.count.load(ordering: .relaxed) }
 
     /// Runs a database access, turning SQLite's errors into ``CatalogError/databaseFailed(path:operation:reason:)``
     /// that names the operation; the catalog's own errors and cancellation pass through.
@@ -283,4 +289,9 @@ public struct Catalog: CatalogDatabase {
 /// The holder of a catalog's commit observer (the catalog is a value; its observer is shared by its copies).
 private final class CommitObserver: Sendable {
     let observer = Mutex<Callback<StoreEvent>?>(nil)
+}
+
+/// The count of a catalog's reads, shared by its copies.
+private final class ReadCounter: Sendable {
+    let count = Atomic<Int>(0)
 }

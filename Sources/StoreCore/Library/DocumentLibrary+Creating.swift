@@ -112,7 +112,7 @@ extension DocumentLibrary {
             // The record as inserted is the catalog's (a first version; dates kept at the catalog's precision):
             // the answer needs no read of it back.
             record.version = 1
-            return try await info(of: open, inserted: record)
+            return try await info(of: open, known: record)
         }
     }
 

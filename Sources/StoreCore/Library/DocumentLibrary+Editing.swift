@@ -46,11 +46,13 @@ extension DocumentLibrary {
                 try document.resolveFileConflict(for: provider, with: .reload)
             }
             let files = try await blocking { open.measureFiles() }
-            await self.record(
-                .changed,
-                Self.updated(record, from: open, files: files, keepingOwnersState: isClusterNode && !heldEdits),
-                extra: ["file": provider.fileURL.path])
-            return try await info(of: open)
+            var stored = Self.updated(record, from: open, files: files, keepingOwnersState: isClusterNode && !heldEdits)
+            let recorded = await self.record(.changed, stored, extra: ["file": provider.fileURL.path])
+            // The catalog stored this record at the event's version (in this lane, under the document's lock): the
+            // answer needs no read of it back. Without the event (it could not be recorded), the catalog says.
+            guard let version = recorded?.version else { return try await info(of: open) }
+            stored.version = version
+            return try await info(of: open, known: stored)
         }
     }
 

@@ -41,15 +41,16 @@ extension DocumentLibrary {
         }
     }
 
-    /// The info of an open document, from the catalog record and the document. Call inside its lane. `inserted`:
-    /// the record just inserted in this lane, which the catalog would give back as it is (no read then).
-    func info(of open: OpenDocument, inserted: DocumentRecord? = nil) async throws
+    /// The info of an open document, from the catalog record and the document. Call inside its lane. `known`: the
+    /// record this lane just stored (inserted, or updated at a version the catalog gave), which the catalog would
+    /// give back as it is (no read then).
+    func info(of open: OpenDocument, known: DocumentRecord? = nil) async throws
         -> (DocumentRepresentations.Info, EntityTag)
     {
         if let cached = open.cachedInfo { return cached }
         // Read before the record: an invalidation from here on means the record read may be stale.
         let generation = open.answersGeneration
-        let record = if let inserted { inserted } else { try await record(open.id) }
+        let record = if let known { known } else { try await record(open.id) }
         let document = open.document
         let pages = try await blocking { () -> [DocumentRepresentations.Page] in
             (0..<document.pageCount).compactMap { index in

@@ -508,6 +508,14 @@ public final class DocumentLibrary: Sendable {
     }
 
     /// The open document `id`, marked most recently used; nil when it is not open.
+    /// The version this node last answered for document `id` from memory (its cached info), without reading the
+    /// catalog: nil when the document is not open here or its answer is not cached. It may be behind the catalog's
+    /// (another node changed it since), never ahead: enough to refuse a write that names an older version before
+    /// its body is read (``WritePrecondition/isSurelyStale(knownVersion:)``), not to accept one.
+    package func knownVersion(of id: DocumentID) -> Int64? {
+        state.withLock { $0.open[id] }?.cachedInfo?.0.version
+    }
+
     private func touch(_ id: DocumentID) -> OpenDocument? {
         state.withLock { state in
             state.open.touch(id)

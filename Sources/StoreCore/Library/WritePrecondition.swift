@@ -40,6 +40,14 @@ public struct WritePrecondition: Sendable, Hashable {
         guard holds(current: current) else { throw .preconditionFailed(current: current) }
     }
 
+    /// Whether a document known to be at `version` at least (from memory, however late: versions only grow) surely
+    /// refuses this write: its `If-Match` names only validators of older versions. Never true for `*`, for a tag
+    /// that is not a document validator, or without `If-Match`; what it does not refuse, the document's lane checks.
+    public func isSurelyStale(knownVersion version: Int64) -> Bool {
+        guard case .tags(let tags)? = ifMatch, !tags.isEmpty else { return false }
+        return tags.allSatisfy { tag in tag.documentVersion.map { $0 < version } ?? false }
+    }
+
     /// For edits that may name a version (metadata, annotations): checks as ``require(current:)`` when `ifMatch`
     /// is given, and lets the edit go ahead when it is not.
     /// - Throws: as ``require(current:)``.
