@@ -66,7 +66,7 @@ let package = Package(
         // descriptors close-on-exec from their creation; glibc-only calls through CQuireLinux.
         .target(name: "QuireSystem", dependencies: ["CQuireLinux"]),
         // The messages between the service and its PDF worker processes (PDF value types, no poppler).
-        .target(name: "PDFWorkerWire", dependencies: ["PDFTypes"]),
+        .target(name: "PDFWorkerWire", dependencies: ["PDFTypes", "CQuireLinux", "QuireSystem"]),
         // The arbiter: a pure state machine (no Foundation, no Glibc, no I/O).
         .target(name: "CoordinationArbiter"),
         .target(

@@ -238,17 +238,7 @@ struct PDFWorkerLoop {
 
     /// The whole content of a memfd (its size as `fstat` gives it).
     static func readAll(_ descriptor: Int32) -> Data? {
-        let size = CQuire_regularFileSize(descriptor)
-        guard size >= 0 else { return nil }
-        var data = Data(count: Int(size))
-        do {
-            try data.withUnsafeMutableBytes { buffer in
-                try SystemCall.readExactly(descriptor, into: buffer)
-            }
-        } catch {
-            return nil
-        }
-        return data
+        Data(memoryFile: descriptor)
     }
 }
 

@@ -395,16 +395,7 @@ final class PDFWorkerPool: Sendable {
 
         /// The `length` bytes of a worker's result memfd (nil when it is not a regular file that long).
         private static func contents(of descriptor: Int32, length: Int) -> Data? {
-            guard CQuire_regularFileSize(descriptor) >= Int64(length) else { return nil }
-            var data = Data(count: length)
-            do {
-                try data.withUnsafeMutableBytes { buffer in
-                    try SystemCall.readExactly(descriptor, into: buffer)
-                }
-            } catch {
-                return nil
-            }
-            return data
+            Data(memoryFile: descriptor, length: length)
         }
     }
 }
