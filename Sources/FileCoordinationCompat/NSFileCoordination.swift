@@ -28,6 +28,10 @@ public protocol NSFilePresenter: FilePresenter {
 }
 
 extension NSFilePresenter {
+    /// macOS's message for an item created beneath a presented directory (by a write, a `mkdir`, a move into it):
+    /// `presentedSubitemDidChange(at:)`, never `presentedSubitemDidAppear(at:)`.
+    public var subitemCreationReport: SubitemCreationReport { .changed }
+
     /// Default: ignored.
     public func presentedItemDidGain(_ version: NSFileVersion) {}
     /// Default: ignored.
