@@ -37,6 +37,25 @@
             }
         }
 
+        /// Issue 30, item 6: the presenter's process knows `qpkg` (as every probe, `QUIRE_PACKAGE_EXTENSIONS`), the
+        /// writer's does not: the extension, declared to the arbiter, makes the write one of the package for both,
+        /// so the package's presenter is asked to relinquish, as on Apple platforms.
+        @Test func aWriterThatDoesNotKnowAPackageExtensionStillAsksThePackagePresenter() async throws {
+            try await offPool {
+                let package = try tree.directory("doc.qpkg")
+                let presenter = try probe("present", package.path)
+                #expect(presenter.waitFor("ready"), "\(presenter.label): \(presenter.printed)")
+                let writer = try ProbeProcess(
+                    ["write", package.appendingPathComponent("page").path, "--append", "v1", "--timeout", "10"],
+                    arbiter: arbiter, environment: ["QUIRE_PACKAGE_EXTENSIONS": ""])
+                #expect(writer.exitStatus() == 0, "\(writer.label): \(writer.printed)")
+                #expect(presenter.waitFor("reacquire", 5), "\(presenter.label): \(presenter.printed)")
+                #expect(presenter.printed == ["ready", "relinquishToWriter", "presentedItemDidChange", "reacquire"])
+                presenter.closeInput()
+                #expect(presenter.exitStatus() == 0, "\(presenter.label): \(presenter.printed)")
+            }
+        }
+
         /// A presenter that implements only `savePresentedItemChanges() async throws` is asked to save before
         /// another process reads, and its error fails that read.
         @Test func anAsyncSaveThatThrowsFailsAReaderInAnotherProcess() async throws {
