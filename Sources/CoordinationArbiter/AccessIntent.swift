@@ -88,7 +88,8 @@ public struct AccessIntent: Hashable, Sendable, CustomStringConvertible {
         let found = path.packageRootDepths(extensions: extensions)
         if found.isEmpty || found.allSatisfy(packageRootDepths.contains) { return self }
         return AccessIntent(
-            path: path, access: access, packageRootDepths: packageRootDepths + found, includesContents: includesContents)
+            path: path, access: access, packageRootDepths: packageRootDepths + found,
+            includesContents: includesContents)
     }
 
     /// A reading intent.

@@ -85,7 +85,8 @@ public struct Arbiter: Sendable {
         deadline: Instant? = nil, nestedIn: RequestID? = nil, now: Instant
     ) -> [ArbiterAction] {
         if requests[request] != nil { return [.failClient(client, .duplicateRequest(request))] }
-        let intents = agreedPackageExtensions.isEmpty ? intents : intents.map { $0.withPackages(agreedPackageExtensions) }
+        let agreed = agreedPackageExtensions
+        let intents = agreed.isEmpty ? intents : intents.map { $0.withPackages(agreed) }
         if let outer = nestedIn.flatMap({ requests[$0] }) {
             if outer.client != client { return [.failClient(client, .requestOfAnotherClient(outer.id))] }
             if outer.purpose != purpose { return [.failClient(client, .nestedInForeignRequest(outer.id))] }

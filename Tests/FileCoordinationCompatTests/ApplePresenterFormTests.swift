@@ -57,7 +57,8 @@ final class AsyncOnlyPresenter: NSObject, NSFilePresenter, @unchecked Sendable {
 @Suite("Apple's presenter forms", .serialized)
 struct ApplePresenterFormTests {
     static func folder() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-forms-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "quire-forms-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
     }

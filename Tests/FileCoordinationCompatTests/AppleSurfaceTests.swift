@@ -106,7 +106,9 @@ struct AppleSurfaceTests {
         defer { try? FileManager.default.removeItem(at: item) }
         #expect(try await NSFileVersion.nonlocalVersionsOfItem(at: item).isEmpty)
         let listed: [NSFileVersion]? = await withCheckedContinuation { continuation in
-            NSFileVersion.getNonlocalVersionsOfItem(at: item) { versions, _ in continuation.resume(returning: versions) }
+            NSFileVersion.getNonlocalVersionsOfItem(at: item) { versions, _ in
+                continuation.resume(returning: versions)
+            }
         }
         #expect(listed?.isEmpty == true)
         #expect(NSFileVersion.currentVersionOfItem(at: item)?.originatorNameComponents == nil)
@@ -117,7 +119,9 @@ struct AppleSurfaceTests {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("quire-missing-\(UUID()).txt")
         var error: NSError?
         var ran = false
-        NSFileCoordinator().coordinate(readingItemAt: missing, options: .forUploading, error: &error) { _ in ran = true }
+        NSFileCoordinator().coordinate(readingItemAt: missing, options: .forUploading, error: &error) { _ in
+            ran = true
+        }
         #expect(!ran)
         #expect(error?.domain == NSCocoaErrorDomain && error?.code == NSFileReadNoSuchFileError)
         #expect(error?.localizedDescription.contains(missing.lastPathComponent) == true)

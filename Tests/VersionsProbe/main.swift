@@ -16,7 +16,9 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(
-        Data("usage: VersionsProbe add|conflict|list|resolve|remove|removeAll|move|delete ITEM [CONTENTS|ID|DESTINATION]\n".utf8))
+        Data(
+            "usage: VersionsProbe add|conflict|list|resolve|remove|removeAll|move|delete ITEM [CONTENTS|ID|DESTINATION]\n"
+                .utf8))
     exit(2)
 }
 let item = URL(fileURLWithPath: arguments[1])

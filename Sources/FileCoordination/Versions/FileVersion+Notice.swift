@@ -64,7 +64,8 @@ extension WireReader {
         let key: FileVersionStore.ItemKey =
             folder == FileVersionStore.pathFolderName(itemPath) ? .path(itemPath) : .identity(folder)
         return FileVersion(
-            id: id, itemURL: URL(fileURLWithPath: itemPath), url: store.dataURL(id: id, name: localizedName, in: store.itemFolder(key)),
+            id: id, itemURL: URL(fileURLWithPath: itemPath),
+            url: store.dataURL(id: id, name: localizedName, in: store.itemFolder(key)),
             isCurrent: false, modificationDate: Date(timeIntervalSince1970: seconds), localizedName: localizedName,
             savingComputerName: savingComputer, isConflict: flags & 1 != 0, isResolved: flags & 2 != 0,
             isDiscardable: flags & 4 != 0, store: store, itemKey: key)

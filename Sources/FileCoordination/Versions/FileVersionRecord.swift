@@ -1,6 +1,7 @@
 import Foundation
 
-/// The metadata of one stored version: the small JSON file `<id>.json` beside its contents `<id>.data`.
+/// The metadata of one stored version: the small JSON file `<id>.json` in its item's folder, whose contents are
+/// `contents/<id>.<extension>` there.
 struct FileVersionRecord: Codable, Sendable, Equatable {
     /// The version's identifier: a UUID string, also the stem of its two files in the store.
     var id: String

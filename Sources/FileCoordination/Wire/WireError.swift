@@ -53,7 +53,8 @@ enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "\(WireProtocol.maximumVersionLength): the peer is broken or hostile, drop the connection"
         case .invalidPackageExtensions(let count):
             return "wire frame packageExtensions names \(count) extensions, an empty one or one over "
-                + "\(WireProtocol.maximumPackageExtensionLength) bytes (at most \(WireProtocol.maximumPackageExtensions)): "
+                + "\(WireProtocol.maximumPackageExtensionLength) bytes "
+                + "(at most \(WireProtocol.maximumPackageExtensions)): "
                 + "the peer is broken or hostile, drop the connection"
         }
     }

@@ -66,7 +66,9 @@
                 let reader = try probe("read", file.path, "--timeout", "10")
                 #expect(reader.exitStatus() == 1, "\(reader.label): \(reader.printed)")
                 #expect(
-                    reader.printed.contains { $0.hasPrefix("error:") && $0.contains("QuireProbe") && $0.contains("42") },
+                    reader.printed.contains {
+                        $0.hasPrefix("error:") && $0.contains("QuireProbe") && $0.contains("42")
+                    },
                     "\(reader.printed)")
                 #expect(presenter.printed.contains("savePresentedItemChanges async"))
                 presenter.closeInput()

@@ -64,7 +64,7 @@ struct VersionNegotiationTests {
     }
 
     @Test(
-        "version 2 lacks the versionsChanged frame and the two version notices, version 3 the hand-over board, version 4 the package extensions; every other frame is in all"
+        "versions 2-4 lack frames added later (notices, the hand-over board, package extensions); the rest is in all"
     )
     func framesOfEachVersion() {
         let notice = VersionNotice(.gained, version: [1])
