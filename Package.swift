@@ -201,7 +201,8 @@ let package = Package(
         .testTarget(name: "QuireSystemTests", dependencies: ["QuireSystem"]),
         // A helper process for the cross-process tests (spawned by FileCoordinationTests, never shipped).
         .executableTarget(
-            name: "CoordinationProbe", dependencies: ["FileCoordination", "QuireSystem"], path: "Tests/CoordinationProbe"),
+            name: "CoordinationProbe", dependencies: ["FileCoordination", "FileCoordinationCompat", "QuireSystem"],
+            path: "Tests/CoordinationProbe"),
         // A helper process for the versions-store tests: adds, lists and resolves versions (never shipped).
         .executableTarget(name: "VersionsProbe", dependencies: ["FileCoordination"], path: "Tests/VersionsProbe"),
         .testTarget(

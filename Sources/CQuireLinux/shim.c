@@ -180,6 +180,30 @@ int CQuire_setExtendedAttribute(const char *path, const char *name, const void *
     return setxattr(path, name, value, size, 0);
 }
 
+ssize_t CQuire_getExtendedAttribute(const char *path, const char *name, void *value, size_t size) {
+    return getxattr(path, name, value, size);
+}
+
+int CQuire_createExtendedAttribute(const char *path, const char *name, const void *value, size_t size) {
+    return setxattr(path, name, value, size, XATTR_CREATE);
+}
+
+int CQuire_birthIdentity(const char *path, uint64_t *device, uint64_t *inode, int64_t *birthSeconds,
+                         uint32_t *birthNanoseconds) {
+    struct statx status;
+    if (statx(AT_FDCWD, path, 0, STATX_INO | STATX_BTIME, &status) != 0) return -1;
+    *device = ((uint64_t)status.stx_dev_major << 32) | status.stx_dev_minor;
+    *inode = status.stx_ino;
+    if (status.stx_mask & STATX_BTIME) {
+        *birthSeconds = status.stx_btime.tv_sec;
+        *birthNanoseconds = status.stx_btime.tv_nsec;
+    } else {
+        *birthSeconds = 0;
+        *birthNanoseconds = 0;
+    }
+    return 0;
+}
+
 int CQuire_spawnResetSignals(posix_spawnattr_t *attributes) {
     sigset_t empty, all;
     sigemptyset(&empty);

@@ -83,6 +83,15 @@ public struct AccessIntent: Hashable, Sendable, CustomStringConvertible {
             isNormal ? packageRootDepths : Array(Set(packageRootDepths.filter { $0 >= 1 && $0 <= path.depth })).sorted()
     }
 
+    /// The intent with the package roots of `extensions` along its path added to its own.
+    public func withPackages(_ extensions: Set<String>) -> AccessIntent {
+        let found = path.packageRootDepths(extensions: extensions)
+        if found.isEmpty || found.allSatisfy(packageRootDepths.contains) { return self }
+        return AccessIntent(
+            path: path, access: access, packageRootDepths: packageRootDepths + found,
+            includesContents: includesContents)
+    }
+
     /// A reading intent.
     public static func reading(
         _ path: ItemPath, options: ReadingOptions = [], packageRootDepths: [Int] = [], includesContents: Bool = false

@@ -77,6 +77,9 @@ extension Arbiter {
     /// Rounds waiting on replies from the client's presenters go on as if those had replied without error.
     /// Scans all requests and presenters once: a rare event.
     public mutating func clientDisconnected(_ client: ClientID) -> [ArbiterAction] {
+        if declaredPackageExtensions.removeValue(forKey: client) != nil {
+            agreedPackageExtensions = declaredPackageExtensions.values.reduce(into: []) { $0.formUnion($1) }
+        }
         var outcome = EventOutcome()
         // Detach the presenters first, so that nothing below messages them, and resolve what they owed last,
         // so that no round grants one of the client's own requests on the way out.
@@ -124,5 +127,20 @@ extension Arbiter {
         }
         presenters[presenter]?.path = path
         presenters[presenter]?.node = node
+    }
+}
+
+extension Arbiter {
+    /// A client's process treats directories with these extensions (lowercase, without the dot) as file packages.
+    ///
+    /// Every client's later requests treat them so too: the arbiter adds the package roots their paths pass
+    /// through (``AccessIntent/withPackages(_:)``) to those the client computed, so that a writer in a process
+    /// that does not know an extension still messages a package's presenters as a write of the package, as on
+    /// Apple platforms, where every process knows the same packages. A later declaration of the client replaces
+    /// its earlier one; its disconnection withdraws it. Requests already made keep their intents.
+    public mutating func packageExtensionsDeclared(_ extensions: Set<String>, by client: ClientID) -> [ArbiterAction] {
+        declaredPackageExtensions[client] = extensions.isEmpty ? nil : extensions
+        agreedPackageExtensions = declaredPackageExtensions.values.reduce(into: []) { $0.formUnion($1) }
+        return []
     }
 }

@@ -59,6 +59,10 @@ public struct Arbiter: Sendable {
     var nextSequence: UInt64 = 1
     /// The next message number; every smaller one has been issued.
     var nextMessage: UInt64 = 1
+    /// The file-package extensions each connected client declared (``packageExtensionsDeclared(_:by:)``).
+    var declaredPackageExtensions: [ClientID: Set<String>] = [:]
+    /// Their union: a directory with one of these extensions is a package for every client's requests.
+    var agreedPackageExtensions: Set<String> = []
 
     /// An arbiter with no presenters and no requests.
     public init() {}
@@ -81,6 +85,8 @@ public struct Arbiter: Sendable {
         deadline: Instant? = nil, nestedIn: RequestID? = nil, now: Instant
     ) -> [ArbiterAction] {
         if requests[request] != nil { return [.failClient(client, .duplicateRequest(request))] }
+        let agreed = agreedPackageExtensions
+        let intents = agreed.isEmpty ? intents : intents.map { $0.withPackages(agreed) }
         if let outer = nestedIn.flatMap({ requests[$0] }) {
             if outer.client != client { return [.failClient(client, .requestOfAnotherClient(outer.id))] }
             if outer.purpose != purpose { return [.failClient(client, .nestedInForeignRequest(outer.id))] }

@@ -7,6 +7,8 @@ final class AccessFrames {
         let coordinator: ObjectIdentifier
         let request: RequestID
         let isSingleWrite: Bool
+        /// The items the access holds.
+        let paths: [ItemPath]
     }
 
     private static let local = ThreadLocal { AccessFrames() }
@@ -16,7 +18,18 @@ final class AccessFrames {
 
     private(set) var frames: [Frame] = []
 
-    var isInsideSingleWrite: Bool { frames.contains { $0.isSingleWrite } }
+    /// Whether a write of `paths` by `coordinator` here is forbidden: inside a single-URL write accessor of the
+    /// same coordinator (Apple's rule), or of another coordinator that holds one of the items, or an item that
+    /// contains or lies inside one of them (the write would wait for that accessor, which waits for it).
+    func forbidsWrite(by coordinator: ObjectIdentifier, of paths: [ItemPath]) -> Bool {
+        frames.contains { frame in
+            guard frame.isSingleWrite else { return false }
+            if frame.coordinator == coordinator { return true }
+            return frame.paths.contains { held in
+                paths.contains { $0 == held || $0.isAncestor(of: held) || held.isAncestor(of: $0) }
+            }
+        }
+    }
 
     func innermost(of coordinator: ObjectIdentifier) -> RequestID? {
         frames.last { $0.coordinator == coordinator }?.request

@@ -5,14 +5,16 @@ import Synchronization
 /// One item and how to access it, for ``FileCoordinator/coordinate(with:queue:byAccessor:)``.
 ///
 /// Inside the accessor always use ``url``: it follows the item if another coordinator moved it while this
-/// intent waited (except for a `.forReplacing` write, which treats whatever is at the URL as a new item).
-public final class FileAccessIntent: @unchecked Sendable {
+/// intent waited (except for a `.forReplacing` write, which treats whatever is at the URL as a new item). An
+/// `NSObject`, as Apple's `NSFileAccessIntent` (its name in `FileCoordinationCompat`).
+public final class FileAccessIntent: NSObject, @unchecked Sendable {
     private let current: Mutex<URL>
     let access: AccessIntent.Access
 
     private init(url: URL, access: AccessIntent.Access) {
         current = Mutex(url)
         self.access = access
+        super.init()
     }
 
     /// An intent to read the item at `url`.

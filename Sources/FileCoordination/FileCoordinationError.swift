@@ -6,7 +6,8 @@ import Foundation
 public enum FileCoordinationError: Error, Sendable {
     /// A wait exceeded the coordinator's ``FileCoordinator/timeout``; the URL is the item still blocked.
     case timedOut(URL)
-    /// The call is not allowed where it was made: a write coordinated inside a single-URL write accessor.
+    /// The call is not allowed where it was made: a write coordinated inside a single-URL write accessor of the
+    /// same coordinator, or by another coordinator of an item that accessor holds (which would wait for ever).
     case invalidNesting
     /// The URL is not a `file:` URL. Apple silently does nothing here; Quire refuses loudly.
     case notAFileURL(URL)
@@ -27,7 +28,8 @@ extension FileCoordinationError: CustomStringConvertible {
         case .timedOut(let url):
             return "timed out waiting for coordinated access to \(url.path)"
         case .invalidNesting:
-            return "a write cannot be coordinated inside the accessor of a single-URL coordinated write "
+            return "a write cannot be coordinated inside the accessor of a single-URL coordinated write of the same "
+                + "coordinator, or of the same item "
                 + "(use coordinate(readingItemAt:writingItemAt:) or coordinate(writingItemAt:writingItemAt:))"
         case .notAFileURL(let url):
             return "\(url.absoluteString) is not a file URL: only file URLs can be coordinated"
@@ -40,4 +42,9 @@ extension FileCoordinationError: CustomStringConvertible {
                 + "(check that everything in it is readable and that $TMPDIR has room)"
         }
     }
+}
+
+extension FileCoordinationError: LocalizedError {
+    /// The ``description``, so that the error bridged to `NSError` (as Apple-style code reads it) says what failed.
+    public var errorDescription: String? { description }
 }

@@ -46,7 +46,11 @@ extension FileCoordinator {
                     let probe =
                         claimHeld && self.takesPresence(request)
                         ? ItemPresenceProbe(targets: targets, urls: urls) : nil
+                    let carrier =
+                        claimHeld && VersionIdentityCarrier.isNeeded(for: targets)
+                        ? VersionIdentityCarrier(targets: targets, urls: urls) : nil
                     accessor(nil)
+                    carrier?.finish()
                     if claimHeld { self.end(request, presence: probe?.finish() ?? []) }
                     snapshots?.remove()
                 }
@@ -109,19 +113,27 @@ extension FileCoordinator {
                 claimHeld = false
             }
         }
-        // The probe looks at the file system: never on the cooperative pool.
+        // The probe and the carrier look at the file system: never on the cooperative pool.
         let probe: ItemPresenceProbe?
         if claimHeld, let id = slot.value, takesPresence(id) {
             probe = await ItemPresenceProbe.offPool(targets: targets, urls: urls)
         } else {
             probe = nil
         }
+        let carrier: VersionIdentityCarrier? =
+            claimHeld && VersionIdentityCarrier.isNeeded(for: targets)
+            ? await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(returning: VersionIdentityCarrier(targets: targets, urls: urls))
+                }
+            } : nil
         let result: Result<T, any Error>
         do {
             result = .success(try await accessor(snapshots?.urls ?? urls))
         } catch {
             result = .failure(error)
         }
+        if let carrier, !carrier.isEmpty { await carrier.finishOffPool() }
         if claimHeld, let id = slot.value {
             let presence = if let probe { await probe.finishOffPool() } else { [ItemPresence?]() }
             end(id, presence: presence)

@@ -296,7 +296,9 @@ public final class FileCoordinator: @unchecked Sendable {
     ) throws -> T {
         let frames = AccessFrames.current
         let writes = targets.contains { if case .writing = $0.intent.access { true } else { false } }
-        if writes && frames.isInsideSingleWrite { throw FileCoordinationError.invalidNesting }
+        if writes && frames.forbidsWrite(by: ObjectIdentifier(self), of: targets.map(\.intent.path)) {
+            throw FileCoordinationError.invalidNesting
+        }
         let nestedIn = frames.innermost(of: ObjectIdentifier(self)) ?? state.withLock { $0.openBatches.last }
         let waiter = AccessWaiter.acquire()
         let request = submit(targets, nestedIn: nestedIn, to: .waiter(waiter))
@@ -319,9 +321,14 @@ public final class FileCoordinator: @unchecked Sendable {
             return try accessor(urls)
         }
         let probe = takesPresence(request) ? ItemPresenceProbe(targets: targets, urls: granted) : nil
-        frames.push(AccessFrames.Frame(coordinator: ObjectIdentifier(self), request: request, isSingleWrite: isSingleWrite))
+        let carrier = writes ? VersionIdentityCarrier(targets: targets, urls: granted) : nil
+        frames.push(
+            AccessFrames.Frame(
+                coordinator: ObjectIdentifier(self), request: request, isSingleWrite: isSingleWrite,
+                paths: targets.map(\.intent.path)))
         defer {
             frames.pop()
+            carrier?.finish()
             end(request, presence: probe?.finish() ?? [])
         }
         return try accessor(urls)

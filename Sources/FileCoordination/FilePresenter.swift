@@ -6,8 +6,9 @@ import Foundation
 /// ``FileCoordinator/addFilePresenter(_:)``; every message except ``presentedItemURL`` arrives on
 /// ``presentedItemOperationQueue``, and messages come from coordinators in this process and (with the shared
 /// coordination scope) in other processes. Every method but the first two has a default implementation, as
-/// the optional methods of Apple's protocol: the relinquish methods hand back no reacquirer, the completion
-/// handlers are called with `nil`, and the notifications do nothing.
+/// the optional methods of Apple's protocol: the relinquish methods hand back no reacquirer, the completion-handler
+/// methods run their async forms (`savePresentedItemChanges() async throws`, …; implement either form, as on
+/// Apple platforms) whose defaults do nothing, and the notifications do nothing.
 ///
 /// ## File packages
 /// Apple calls `presentedItemDidChange()` instead of a subitem notification that a package presenter does
@@ -25,6 +26,10 @@ public protocol FilePresenter: AnyObject {
     var presentedItemOperationQueue: OperationQueue { get }
     /// Quire extension: also report changes made without coordination (detected by inotify). Default false.
     var observesUncoordinatedChanges: Bool { get }
+    /// How this presenter hears of an item created beneath its directory (a write that created it, a `mkdir`, a
+    /// move into the directory): ``SubitemCreationReport/appeared`` (Quire's default) or
+    /// ``SubitemCreationReport/changed`` (what macOS sends; `NSFilePresenter`'s default).
+    var subitemCreationReport: SubitemCreationReport { get }
 
     /// Another coordinator wants to read: stop writing, then call `reader`, passing a block to run when the
     /// read is over (or nil). The read waits until `reader` is called.
@@ -77,11 +82,27 @@ public protocol FilePresenter: AnyObject {
     func presentedItemDidChangeUbiquityAttributes(_ attributes: Set<URLResourceKey>)
     /// Apple: the system is about to evict the item's local copy (iCloud). Never called on Linux.
     func accommodatePresentedItemEviction(completionHandler: @escaping @Sendable ((any Error)?) -> Void)
+
+    // Apple's async forms of the methods with a completion handler: a presenter implements either form. The
+    // default of each completion-handler form runs the async form (on Swift's global executor, as Apple's
+    // bridging does) and hands its error on, so an implemented async form is called and its error fails the access.
+
+    /// The async form of ``savePresentedItemChanges(completionHandler:)``: throw to fail the other access.
+    func savePresentedItemChanges() async throws
+    /// The async form of ``accommodatePresentedItemDeletion(completionHandler:)``: throw to stop the deletion.
+    func accommodatePresentedItemDeletion() async throws
+    /// The async form of ``accommodatePresentedSubitemDeletion(at:completionHandler:)``.
+    func accommodatePresentedSubitemDeletion(at url: URL) async throws
+    /// The async form of ``accommodatePresentedItemEviction(completionHandler:)``. Never called on Linux.
+    func accommodatePresentedItemEviction() async throws
 }
 
 extension FilePresenter {
     /// Default: changes made without coordination are not reported (Apple's behaviour).
     public var observesUncoordinatedChanges: Bool { false }
+
+    /// Default: ``presentedSubitemDidAppear(at:)`` for a created item.
+    public var subitemCreationReport: SubitemCreationReport { .appeared }
 
     /// Default: relinquish at once and ask for nothing back.
     public func relinquishPresentedItem(toReader reader: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
@@ -93,15 +114,27 @@ extension FilePresenter {
         writer(nil)
     }
 
-    /// Default: nothing to save.
+    /// Default: the async form ``savePresentedItemChanges()`` (whose own default saves nothing).
     public func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-        completionHandler(nil)
+        AsyncForm(self).run(completionHandler) { try await $0.savePresentedItemChanges() }
     }
 
-    /// Default: nothing to do before the deletion.
+    /// Default: the async form ``accommodatePresentedItemDeletion()`` (whose own default does nothing).
     public func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-        completionHandler(nil)
+        AsyncForm(self).run(completionHandler) { try await $0.accommodatePresentedItemDeletion() }
     }
+
+    /// Default: nothing to save.
+    public func savePresentedItemChanges() async throws {}
+
+    /// Default: nothing to do before the deletion.
+    public func accommodatePresentedItemDeletion() async throws {}
+
+    /// Default: nothing to do before the deletion.
+    public func accommodatePresentedSubitemDeletion(at url: URL) async throws {}
+
+    /// Default: nothing to evict (never called on Linux).
+    public func accommodatePresentedItemEviction() async throws {}
 
     /// Default: ignored.
     public func presentedItemDidMove(to newURL: URL) {}
@@ -109,11 +142,11 @@ extension FilePresenter {
     /// Default: ignored.
     public func presentedItemDidChange() {}
 
-    /// Default: nothing to do before the deletion.
+    /// Default: the async form ``accommodatePresentedSubitemDeletion(at:)`` (whose own default does nothing).
     public func accommodatePresentedSubitemDeletion(
         at url: URL, completionHandler: @escaping @Sendable ((any Error)?) -> Void
     ) {
-        completionHandler(nil)
+        AsyncForm(self).run(completionHandler) { try await $0.accommodatePresentedSubitemDeletion(at: url) }
     }
 
     /// Default: ``presentedItemDidChange()`` if the presented item is a file package, else ignored.
@@ -152,9 +185,9 @@ extension FilePresenter {
     /// Default: nothing (never called on Linux).
     public func presentedItemDidChangeUbiquityAttributes(_ attributes: Set<URLResourceKey>) {}
 
-    /// Default: nothing to evict (never called on Linux).
+    /// Default: the async form ``accommodatePresentedItemEviction()`` (never called on Linux).
     public func accommodatePresentedItemEviction(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-        completionHandler(nil)
+        AsyncForm(self).run(completionHandler) { try await $0.accommodatePresentedItemEviction() }
     }
 
     /// Apple's fallback for package presenters without subitem methods: the package as a whole changed.
@@ -163,5 +196,39 @@ extension FilePresenter {
             FileCoordinator.filePackageExtensions.contains(url.pathExtension.lowercased())
         else { return }
         presentedItemDidChange()
+    }
+}
+
+/// Which message a directory's presenter gets for an item created beneath it (``FilePresenter/subitemCreationReport``).
+public enum SubitemCreationReport: Sendable, Hashable {
+    /// ``FilePresenter/presentedSubitemDidAppear(at:)``: Quire's own API tells a creation from a change.
+    case appeared
+    /// ``FilePresenter/presentedSubitemDidChange(at:)``, as macOS reports every creation beneath a presented
+    /// directory (Apple-platform presenters implement `presentedSubitemDidAppear(at:)`, if at all, as unreachable).
+    case changed
+}
+
+/// Runs a presenter's async form for the default of its completion-handler form: in a task of its own, as Apple's
+/// bridging of `async` presenter methods does, with the error (or nil) handed to the completion handler once.
+///
+/// Unchecked: the presenter is used from that task as Apple's bridging uses it, outside its operation queue
+/// (a presenter that implements an async form is called off its queue on Apple platforms too).
+struct AsyncForm: @unchecked Sendable {
+    let presenter: any FilePresenter
+
+    init(_ presenter: any FilePresenter) { self.presenter = presenter }
+
+    func run(
+        _ completionHandler: @escaping @Sendable ((any Error)?) -> Void,
+        _ body: @escaping @Sendable (any FilePresenter) async throws -> Void
+    ) {
+        Task {
+            do {
+                try await body(presenter)
+                completionHandler(nil)
+            } catch {
+                completionHandler(error)
+            }
+        }
     }
 }

@@ -82,7 +82,12 @@ struct PresenterMessenger: Sendable {
             mailboxes.post(presenter, on: queue) { box.presenter.presentedSubitemDidChange(at: url) }
         case .subitemDidAppear(let path):
             let url = ItemLocator.url(of: path)
-            mailboxes.post(presenter, on: queue) { box.presenter.presentedSubitemDidAppear(at: url) }
+            mailboxes.post(presenter, on: queue) {
+                switch box.presenter.subitemCreationReport {
+                case .appeared: box.presenter.presentedSubitemDidAppear(at: url)
+                case .changed: box.presenter.presentedSubitemDidChange(at: url)
+                }
+            }
         case .subitemDidMove(let from, let to):
             let old = ItemLocator.url(of: from)
             let new = ItemLocator.url(of: to)

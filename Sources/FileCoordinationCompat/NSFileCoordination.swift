@@ -28,6 +28,10 @@ public protocol NSFilePresenter: FilePresenter {
 }
 
 extension NSFilePresenter {
+    /// macOS's message for an item created beneath a presented directory (by a write, a `mkdir`, a move into it):
+    /// `presentedSubitemDidChange(at:)`, never `presentedSubitemDidAppear(at:)`.
+    public var subitemCreationReport: SubitemCreationReport { .changed }
+
     /// Default: ignored.
     public func presentedItemDidGain(_ version: NSFileVersion) {}
     /// Default: ignored.
@@ -62,7 +66,7 @@ extension NSFilePresenter {
         presentedSubitem(at: url, didResolve: NSFileVersion(version))
     }
 }
-/// Apple's `NSFileAccessIntent`: the same class as ``FileAccessIntent``.
+/// Apple's `NSFileAccessIntent`: the same class as ``FileAccessIntent`` (an `NSObject`, as Apple's).
 public typealias NSFileAccessIntent = FileAccessIntent
 
 #if !canImport(Darwin)
@@ -73,8 +77,10 @@ public typealias NSErrorPointer = UnsafeMutablePointer<NSError?>?
 
 /// Apple's `NSFileCoordinator`, with Apple's members only: coordinated reads and writes of files and
 /// directories, across threads and processes, with the presenters of those items told first. Each call runs
-/// through a ``FileCoordinator`` (``coordinator``), whose semantics are Apple's.
-public final class NSFileCoordinator: NSObject, @unchecked Sendable {
+/// through a ``FileCoordinator`` (``coordinator``), whose semantics are Apple's. An open class, as Apple's:
+/// subclasses override its members. Errors are reported as Apple reports them (a `.forUploading` read of a
+/// missing item is `NSFileReadNoSuchFileError`; Quire's own errors bridge with their description).
+open class NSFileCoordinator: NSObject, @unchecked Sendable {
     /// Apple's `NSFileCoordinator.ReadingOptions` (the same raw values).
     public typealias ReadingOptions = FileCoordinator.ReadingOptions
     /// Apple's `NSFileCoordinator.WritingOptions` (the same raw values).
@@ -90,51 +96,51 @@ public final class NSFileCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Registers a presenter with every coordinator of this process and the others.
-    public class func addFilePresenter(_ filePresenter: any NSFilePresenter) {
+    open class func addFilePresenter(_ filePresenter: any NSFilePresenter) {
         FileCoordinator.addFilePresenter(filePresenter)
     }
 
     /// Unregisters a presenter.
-    public class func removeFilePresenter(_ filePresenter: any NSFilePresenter) {
+    open class func removeFilePresenter(_ filePresenter: any NSFilePresenter) {
         FileCoordinator.removeFilePresenter(filePresenter)
     }
 
     /// The `NSFilePresenter`s registered in this process (presenters that conform only to Quire's
     /// ``FilePresenter`` are in ``FileCoordinator/filePresenters``).
-    public class var filePresenters: [any NSFilePresenter] {
+    open class var filePresenters: [any NSFilePresenter] {
         FileCoordinator.filePresenters.compactMap { $0 as? any NSFilePresenter }
     }
 
     /// The identifier that ties this coordinator's accesses together (Apple: set once, before any access).
-    public var purposeIdentifier: String {
+    open var purposeIdentifier: String {
         get { coordinator.purposeIdentifier }
         set { coordinator.purposeIdentifier = newValue }
     }
 
     /// Cancels the accesses this coordinator waits for: they fail with NSCocoaErrorDomain 3072.
-    public func cancel() { coordinator.cancel() }
+    open func cancel() { coordinator.cancel() }
 
     /// Announces a move before it happens (Apple uses it for sandbox extensions only; nothing on Linux).
-    public func item(at oldURL: URL, willMoveTo newURL: URL) { coordinator.item(at: oldURL, willMoveTo: newURL) }
+    open func item(at oldURL: URL, willMoveTo newURL: URL) { coordinator.item(at: oldURL, willMoveTo: newURL) }
 
     /// Reports, inside a coordinated write, that the item at `oldURL` now is at `newURL`: its presenters are told.
-    public func item(at oldURL: URL, didMoveTo newURL: URL) { coordinator.item(at: oldURL, didMoveTo: newURL) }
+    open func item(at oldURL: URL, didMoveTo newURL: URL) { coordinator.item(at: oldURL, didMoveTo: newURL) }
 
     /// Apple tells iCloud presenters that an item's ubiquity attributes changed. Linux has no iCloud: this does
     /// nothing.
-    public func item(at url: URL, didChangeUbiquityAttributes attributes: Set<URLResourceKey>) {}
+    open func item(at url: URL, didChangeUbiquityAttributes attributes: Set<URLResourceKey>) {}
 
     /// Waits asynchronously for access to every intent at once, then runs `accessor` on `queue` with nil (or
     /// with the error, and then it must not touch the files). The access ends when `accessor` returns.
-    public func coordinate(
+    open func coordinate(
         with intents: [NSFileAccessIntent], queue: OperationQueue,
         byAccessor accessor: @escaping @Sendable ((any Error)?) -> Void
     ) {
-        coordinator.coordinate(with: intents, queue: queue, byAccessor: accessor)
+        coordinator.coordinate(with: intents, queue: queue) { error in accessor(error.map(AppleErrors.coordination)) }
     }
     /// A coordinated read (Quire's ``FileCoordinator/coordinate(readingItemAt:options:byAccessor:)``): on failure the accessor does not run
     /// and `outError` receives the error (cancellation is NSCocoaErrorDomain 3072).
-    public func coordinate(
+    open func coordinate(
         readingItemAt url: URL, options: ReadingOptions = [], error outError: NSErrorPointer,
         byAccessor reader: (URL) -> Void
     ) {
@@ -142,9 +148,10 @@ public final class NSFileCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// A coordinated write (Quire's ``FileCoordinator/coordinate(writingItemAt:options:byAccessor:)``): on failure the accessor does not run
-    /// and `outError` receives the error. Nesting a write inside the accessor sets ``FileCoordinationError/invalidNesting``
-    /// (Apple raises an exception).
-    public func coordinate(
+    /// and `outError` receives the error. Nesting a write of this coordinator inside the
+    /// accessor sets ``FileCoordinationError/invalidNesting`` (Apple raises an exception); another coordinator's
+    /// write of an unrelated item is allowed.
+    open func coordinate(
         writingItemAt url: URL, options: WritingOptions = [], error outError: NSErrorPointer,
         byAccessor writer: (URL) -> Void
     ) {
@@ -152,7 +159,7 @@ public final class NSFileCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// A coordinated read of one item and write of another, at once; errors as the single forms.
-    public func coordinate(
+    open func coordinate(
         readingItemAt readingURL: URL, options readingOptions: ReadingOptions = [],
         writingItemAt writingURL: URL, options writingOptions: WritingOptions = [],
         error outError: NSErrorPointer, byAccessor readerWriter: (URL, URL) -> Void
@@ -165,7 +172,7 @@ public final class NSFileCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Coordinated writes of two items at once (a move, say); errors as the single forms.
-    public func coordinate(
+    open func coordinate(
         writingItemAt url1: URL, options options1: WritingOptions = [],
         writingItemAt url2: URL, options options2: WritingOptions = [],
         error outError: NSErrorPointer, byAccessor writer: (URL, URL) -> Void
@@ -179,7 +186,7 @@ public final class NSFileCoordinator: NSObject, @unchecked Sendable {
 
     /// Prepares a batch of accesses: the presenters of every item are told once, before `batchAccessor` runs
     /// the coordinated accesses themselves (call the completion handler it gets when done); errors as above.
-    public func prepare(
+    open func prepare(
         forReadingItemsAt readingURLs: [URL], options readingOptions: ReadingOptions = [],
         writingItemsAt writingURLs: [URL], options writingOptions: WritingOptions = [],
         error outError: NSErrorPointer, byAccessor batchAccessor: (@escaping @Sendable () -> Void) -> Void
@@ -195,7 +202,7 @@ public final class NSFileCoordinator: NSObject, @unchecked Sendable {
         do {
             try body()
         } catch {
-            outError?.pointee = error as NSError
+            outError?.pointee = AppleErrors.coordination(error) as NSError
         }
     }
 }

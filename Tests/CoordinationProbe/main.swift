@@ -2,7 +2,11 @@
 // and reports on standard output, one line per event, flushed at once, so a test can follow it.
 //
 //   present PATH [--observes] [--silent] [--save-text T] [--accommodate-marker M]   until stdin closes
-//   write PATH [--append T] [--delete] [--check-marker M] [--timeout S]
+//   present-apple DIR            an NSFilePresenter of a directory, written as the macOS presenter sample: its
+//                                presentedSubitemDidAppear(at:) traps (macOS never calls it)      until stdin closes
+//   present-async PATH [--refuse]  a presenter with only Apple's async forms (save, deletions); --refuse makes
+//                                each throw QuireProbe error 42                                   until stdin closes
+//   write PATH [--append T] [--mkdir] [--delete] [--check-marker M] [--timeout S]
 //   read PATH [--timeout S]
 //   hold --read|--write PATH... [--timeout S]                                        until a line on stdin
 //   storm PATH --count N --marker M
@@ -11,6 +15,7 @@
 //   descriptors PATH             the descriptors a child finds open: before, while coordinating and watching, after
 //                                (a line on stdin once the presenter heard the write, another to end)
 import FileCoordination
+import FileCoordinationCompat
 import Foundation
 import QuireSystem
 
@@ -102,6 +107,62 @@ final class ProbePresenter: FilePresenter, @unchecked Sendable {
     func presentedItemDidChange() { say("presentedItemDidChange") }
 }
 
+/// A directory presenter as Apple-platform code writes it: it relies on `presentedSubitemDidChange(at:)` for every
+/// creation beneath the directory and implements `presentedSubitemDidAppear(at:)` as unreachable.
+final class AppleDirectoryPresenter: NSObject, NSFilePresenter, @unchecked Sendable {
+    let presentedItemURL: URL?
+    let presentedItemOperationQueue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        return queue
+    }()
+
+    init(url: URL) { presentedItemURL = url }
+
+    func relinquishPresentedItem(toWriter writer: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
+        writer(nil)
+    }
+    func presentedSubitemDidChange(at url: URL) { say("presentedSubitemDidChange \(url.path)") }
+    func presentedSubitemDidAppear(at url: URL) {
+        say("presentedSubitemDidAppear \(url.path)")
+        fatalError("macOS never sends presentedSubitemDidAppear(at:)")
+    }
+}
+
+/// A presenter that implements only Apple's async forms of the completion-handler methods.
+final class AsyncFormPresenter: FilePresenter, @unchecked Sendable {
+    let presentedItemURL: URL?
+    let presentedItemOperationQueue = OperationQueue()
+    let refuse: Bool
+
+    init(url: URL, refuse: Bool) {
+        presentedItemURL = url
+        self.refuse = refuse
+    }
+
+    private func answer(_ name: String) throws {
+        say(name)
+        if refuse {
+            throw NSError(domain: "QuireProbe", code: 42, userInfo: [NSLocalizedDescriptionKey: "refused by the probe"])
+        }
+    }
+    func savePresentedItemChanges() async throws { try answer("savePresentedItemChanges async") }
+    func accommodatePresentedItemDeletion() async throws { try answer("accommodatePresentedItemDeletion async") }
+    func accommodatePresentedSubitemDeletion(at url: URL) async throws {
+        try answer("accommodatePresentedSubitemDeletion async \(url.path)")
+    }
+}
+
+/// Registers `presenter`, says "ready" once the arbiter knows it, and keeps it until standard input closes.
+func presentUntilInputCloses(_ presenter: any FilePresenter) -> Never {
+    FileCoordinator.addFilePresenter(presenter)
+    do { try CoordinationService.synchronize() } catch { exitReporting(error) }
+    say("ready")
+    while readLine() != nil {}
+    FileCoordinator.removeFilePresenter(presenter)
+    exit(0)
+}
+
 /// The descriptors `/bin/sh -c 'ls /proc/self/fd'` finds open (its own directory's one among them), started with
 /// `posix_spawn` and no file action but its standard output, as a child of this process: "3 4 5", sorted.
 func descriptorsOfChild() -> String {
@@ -157,9 +218,17 @@ case "present":
     FileCoordinator.removeFilePresenter(presenter)
     exit(0)
 
+case "present-apple":
+    presentUntilInputCloses(AppleDirectoryPresenter(url: URL(fileURLWithPath: arguments.removeFirst())))
+
+case "present-async":
+    let refuse = flag("--refuse")
+    presentUntilInputCloses(AsyncFormPresenter(url: URL(fileURLWithPath: arguments.removeFirst()), refuse: refuse))
+
 case "write":
     let append = option("--append")
     let delete = flag("--delete")
+    let makeDirectory = flag("--mkdir")
     let marker = option("--check-marker")
     let url = URL(fileURLWithPath: arguments.removeFirst())
     let coordinator = FileCoordinator()
@@ -169,6 +238,8 @@ case "write":
             if let marker { say(FileManager.default.fileExists(atPath: marker) ? "marker-present" : "marker-missing") }
             if delete {
                 try FileManager.default.removeItem(at: url)
+            } else if makeDirectory {
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
             } else if let append {
                 if !FileManager.default.fileExists(atPath: url.path) {
                     _ = FileManager.default.createFile(atPath: url.path, contents: Data())

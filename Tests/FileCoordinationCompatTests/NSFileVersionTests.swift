@@ -72,4 +72,64 @@ struct NSFileVersionTests {
             #expect(NSFileVersion.otherVersionsOfItem(at: item)?.first?.isResolved == true)
         }
     }
+
+    // Issue 30, item 3: fails before versions were kept by the item's identity (they were kept by path).
+    @Test("after a coordinated deletion, a new file at the path has neither the old versions nor its conflict")
+    func deletedFileVersionsStayWithIt() throws {
+        try withSandbox { items in
+            let item = items.appendingPathComponent("report.txt")
+            try Data("old".utf8).write(to: item)
+            let theirs = items.appendingPathComponent("theirs.txt")
+            try Data("theirs".utf8).write(to: theirs)
+            _ = try NSFileVersion.addOfItem(at: item, withContentsOf: item)
+            _ = try FileVersion.addConflictVersion(ofItemAt: item, withContentsOf: theirs)
+            #expect(NSFileVersion.unresolvedConflictVersionsOfItem(at: item)?.count == 1)
+
+            var error: NSError?
+            NSFileCoordinator().coordinate(writingItemAt: item, options: .forDeleting, error: &error) { url in
+                try? FileManager.default.removeItem(at: url)
+            }
+            #expect(error == nil)
+            NSFileCoordinator().coordinate(writingItemAt: item, options: .forReplacing, error: &error) { url in
+                try? Data("new and unrelated".utf8).write(to: url, options: .atomic)
+            }
+            #expect(error == nil)
+            #expect(NSFileVersion.otherVersionsOfItem(at: item)?.isEmpty == true)
+            #expect(NSFileVersion.unresolvedConflictVersionsOfItem(at: item)?.isEmpty == true)
+        }
+    }
+
+    @Test("versions follow a coordinated move and a rename, and stay through saves that replace the file")
+    func versionsFollowTheFile() throws {
+        try withSandbox { items in
+            let item = items.appendingPathComponent("draft.txt")
+            try Data("v1".utf8).write(to: item)
+            let added = try NSFileVersion.addOfItem(at: item, withContentsOf: item)
+
+            // An Apple-style save: .forReplacing and an atomic write (a new file renamed over the item).
+            var error: NSError?
+            NSFileCoordinator().coordinate(writingItemAt: item, options: .forReplacing, error: &error) { url in
+                try? Data("v2".utf8).write(to: url, options: .atomic)
+            }
+            #expect(error == nil)
+            #expect(NSFileVersion.otherVersionsOfItem(at: item) == [added])
+
+            let moved = items.appendingPathComponent("final.txt")
+            let mover = NSFileCoordinator()
+            mover.coordinate(
+                writingItemAt: item, options: .forMoving, writingItemAt: moved, options: .forReplacing, error: &error
+            ) { source, destination in
+                try? FileManager.default.moveItem(at: source, to: destination)
+                mover.item(at: source, didMoveTo: destination)
+            }
+            #expect(error == nil)
+            let followed = try #require(NSFileVersion.otherVersionsOfItem(at: moved))
+            #expect(followed.map { $0.persistentIdentifier as? NSString } == [added.persistentIdentifier as? NSString])
+            #expect(NSFileVersion.otherVersionsOfItem(at: item)?.isEmpty ?? true)
+            let first = try #require(followed.first)
+            #expect(try Data(contentsOf: first.url) == Data("v1".utf8))
+            try first.remove()
+            #expect(NSFileVersion.otherVersionsOfItem(at: moved)?.isEmpty == true)
+        }
+    }
 }

@@ -8,13 +8,17 @@ import Foundation
 //   VersionsProbe resolve ITEM ID          resolves that conflict version
 //   VersionsProbe remove ITEM ID           removes that version
 //   VersionsProbe removeAll ITEM           removes every version of the item
+//   VersionsProbe move ITEM DESTINATION    moves the item in a coordinated write (item(at:didMoveTo:))
+//   VersionsProbe delete ITEM              deletes the item in a coordinated .forDeleting write
 // Presenters of the item in other processes hear of each change through the shared arbiter (QUIRE_COORDINATION_DIR).
 // Exits 1 with a line on standard error when the call fails, 2 on bad arguments.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(
-        Data("usage: VersionsProbe add|conflict|list|resolve|remove|removeAll ITEM [CONTENTS|ID]\n".utf8))
+        Data(
+            "usage: VersionsProbe add|conflict|list|resolve|remove|removeAll|move|delete ITEM [CONTENTS|ID|DESTINATION]\n"
+                .utf8))
     exit(2)
 }
 let item = URL(fileURLWithPath: arguments[1])
@@ -42,6 +46,19 @@ do {
         try version.remove()
     case ("removeAll", 2):
         try FileVersion.removeOtherVersions(ofItemAt: item)
+    case ("move", 3):
+        let coordinator = FileCoordinator()
+        let destination = URL(fileURLWithPath: arguments[2])
+        try coordinator.coordinate(
+            writingItemAt: item, options: .forMoving, writingItemAt: destination, options: .forReplacing
+        ) { source, target in
+            try FileManager.default.moveItem(at: source, to: target)
+            coordinator.item(at: source, didMoveTo: target)
+        }
+    case ("delete", 2):
+        try FileCoordinator().coordinate(writingItemAt: item, options: .forDeleting) { url in
+            try FileManager.default.removeItem(at: url)
+        }
     default:
         FileHandle.standardError.write(Data("bad arguments: \(arguments)\n".utf8))
         exit(2)

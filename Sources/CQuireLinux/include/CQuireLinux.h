@@ -56,6 +56,18 @@ int CQuire_sealedIdentity(int descriptor, uint64_t *device, uint64_t *inode);
 /// <sys/xattr.h>.
 int CQuire_setExtendedAttribute(const char *path, const char *name, const void *value, size_t size);
 
+/// getxattr(2) of at most `size` bytes into `value`: the attribute's length, or -1 and errno (ENODATA when the
+/// item has no such attribute, ENOTSUP when its file system keeps none).
+ssize_t CQuire_getExtendedAttribute(const char *path, const char *name, void *value, size_t size);
+
+/// setxattr(2) with XATTR_CREATE: 0, or -1 and errno (EEXIST when the item already has the attribute).
+int CQuire_createExtendedAttribute(const char *path, const char *name, const void *value, size_t size);
+
+/// statx(2) of `path` (symbolic links followed): its device, inode and birth time (0 and 0 where the file
+/// system records none). 0, or -1 and errno.
+int CQuire_birthIdentity(const char *path, uint64_t *device, uint64_t *inode, int64_t *birthSeconds,
+                         uint32_t *birthNanoseconds);
+
 /// The most descriptors one message carries.
 #define CQUIRE_MAXIMUM_DESCRIPTORS 4
 

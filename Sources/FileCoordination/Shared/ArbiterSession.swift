@@ -110,6 +110,8 @@ struct ArbiterSession {
     private(set) var phase: Phase
     /// The protocol versions this session speaks.
     let negotiation: VersionNegotiation
+    /// The file-package extensions of this process, declared to every host that speaks version 5.
+    let packageExtensions: [String]
     /// The version agreed with the current host (meaningful while connected): frames it lacks are not sent.
     private(set) var agreedVersion: UInt16 = 0
     /// The next attempt of the series sends the hello of a build from before negotiation: the last one's
@@ -135,10 +137,13 @@ struct ArbiterSession {
 
     /// A session that has not tried to connect yet; with `permanentFailure`, one that never will (every
     /// request is answered ``ClientAction/unavailable(_:_:)`` with it). `negotiation` gives the protocol versions
-    /// it offers.
-    init(permanentFailure: String? = nil, negotiation: VersionNegotiation = .current) {
+    /// it offers; `packageExtensions` are declared to each host right after its welcome.
+    init(
+        permanentFailure: String? = nil, negotiation: VersionNegotiation = .current, packageExtensions: [String] = []
+    ) {
         phase = permanentFailure.map { .failed($0) } ?? .idle(unavailable: nil)
         self.negotiation = negotiation
+        self.packageExtensions = packageExtensions
     }
 
     /// When the driver must feed ``timePassed(now:)`` next, if ever.
@@ -393,6 +398,9 @@ struct ArbiterSession {
     /// Everything this process holds, said again to a (new) host, then the queries that waited.
     private mutating func declarations(attempt: UInt64, redeclaring: Bool, now: Instant) -> [Action] {
         var frames: [WireFrame] = []
+        if !packageExtensions.isEmpty && agreedVersion >= WireProtocol.packageExtensionsVersion {
+            frames.append(.packageExtensions(packageExtensions))
+        }
         for (presenter, record) in presenters.sorted(by: { $0.key < $1.key }) {
             frames.append(
                 .presenterRegistered(
@@ -491,7 +499,7 @@ struct ArbiterSession {
             return [.useBoard(attempt: attempt, name: name, cell: cell, generation: generation)]
         case .refused, .hello, .welcome, .presenterRegistered, .presenterMoved, .presenterRemoved, .accessRequested,
             .accessEnded, .itemMoved, .cancelRequested, .presenterReplied, .snapshotRequest, .redeclared,
-            .versionsChanged:
+            .versionsChanged, .packageExtensions:
             return nil
         }
     }

@@ -439,6 +439,8 @@ struct HostSession {
         case .redeclared:
             awaitedPIDs.remove(connection.pid)
             updateGrace(now)
+        case .packageExtensions(let extensions):
+            perform(arbiter.packageExtensionsDeclared(Set(extensions.map { $0.lowercased() }), by: client))
         case .hello, .welcome, .refused, .grant, .fail, .deliver, .snapshotResponse, .handOverBoard:
             disconnect(slot, .protocolViolation)
         }

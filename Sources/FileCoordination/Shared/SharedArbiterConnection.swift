@@ -92,7 +92,8 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     init(paths: SharedArbiterPaths, perform: @escaping @Sendable (ClientAction) -> Void) {
         self.paths = paths
         self.perform = perform
-        self.state = Mutex(State(session: ArbiterSession()))
+        self.state = Mutex(
+            State(session: ArbiterSession(packageExtensions: FileCoordinator.filePackageExtensions.sorted())))
         ExitDrain.register(self)
     }
 

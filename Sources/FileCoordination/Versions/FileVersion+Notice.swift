@@ -4,7 +4,8 @@ import Foundation
 /// A version as it travels in a version notice (``VersionNotice/version``), to the presenters of its item in this
 /// process and in the others: `string id, string itemPath, string storeDirectory, u64 modificationDate (the bits
 /// of a Double, seconds since 1970), string localizedName, optional string savingComputer, u8 flags (1 conflict,
-/// 2 resolved, 4 discardable)`, in the wire protocol's encodings.
+/// 2 resolved, 4 discardable), string itemFolder`, in the wire protocol's encodings. The item's folder in the store
+/// (its identity) came last, after versions were kept by identity: a notice without it is of a version kept by path.
 extension FileVersion {
     /// The encoding, or nil for a stored version whose description would exceed
     /// ``WireProtocol/maximumVersionLength`` (a name of tens of kilobytes: its notice is not sent).
@@ -41,6 +42,7 @@ extension WireSink {
         try writeString(version.localizedName ?? "")
         try write(version.savingComputerName) { sink, name throws(Failure) in try sink.writeString(name) }
         write(UInt8((version.isConflict ? 1 : 0) | (version.isResolved ? 2 : 0) | (version.isDiscardable ? 4 : 0)))
+        try writeString(version.itemKey.folderName)
     }
 }
 
@@ -54,15 +56,18 @@ extension WireReader {
         let localizedName = try readString()
         let savingComputer = try readOptional("savingComputer") { reader throws(WireError) in try reader.readString() }
         let flags = try readTag()
+        let folder = remainingCount > 0 ? try readString() : FileVersionStore.pathFolderName(itemPath)
         guard FileVersionRecord.isValidIdentifier(id), itemPath.hasPrefix("/"), directory.hasPrefix("/"),
-            seconds.isFinite, flags < 8
+            seconds.isFinite, flags < 8, FileVersionStore.isValidFolderName(folder)
         else { throw badTag("FileVersion", flags) }
         let store = FileVersionStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
-        let item = URL(fileURLWithPath: itemPath)
+        let key: FileVersionStore.ItemKey =
+            folder == FileVersionStore.pathFolderName(itemPath) ? .path(itemPath) : .identity(folder)
         return FileVersion(
-            id: id, itemURL: item, url: store.dataURL(id: id, in: store.itemFolder(forPath: itemPath)),
+            id: id, itemURL: URL(fileURLWithPath: itemPath),
+            url: store.dataURL(id: id, name: localizedName, in: store.itemFolder(key)),
             isCurrent: false, modificationDate: Date(timeIntervalSince1970: seconds), localizedName: localizedName,
             savingComputerName: savingComputer, isConflict: flags & 1 != 0, isResolved: flags & 2 != 0,
-            isDiscardable: flags & 4 != 0, store: store)
+            isDiscardable: flags & 4 != 0, store: store, itemKey: key)
     }
 }

@@ -6,7 +6,8 @@ import Foundation
 /// A value: it describes the version when it was read. ``setResolved(_:)`` and ``setDiscardable(_:)`` change the
 /// store and return the new value. The functions use ``FileVersionStore.current`` and block on file I/O.
 public struct FileVersion: Sendable, Hashable, Identifiable {
-    /// The version's identifier: a UUID string for a stored version, `current` for the current version.
+    /// The version's identifier: a UUID string for a stored version; for the current version, `current-` and its
+    /// modification time, size and inode, so that it changes when the item's contents do.
     public let id: String
     /// The item this is a version of.
     public let itemURL: URL
@@ -28,16 +29,22 @@ public struct FileVersion: Sendable, Hashable, Identifiable {
     public let isDiscardable: Bool
     /// The store the version lives in.
     let store: FileVersionStore
+    /// The folder of the item's versions in the store (the item's identity, or its path).
+    let itemKey: FileVersionStore.ItemKey
 
     /// The current version of the item at `url`: the item itself, or nil when there is no item.
     public static func current(ofItemAt url: URL) throws -> FileVersion? {
         let path = try FileVersionStore.itemPath(of: url)
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        let size = (attributes[.size] as? NSNumber)?.uint64Value ?? 0
+        let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0
         return FileVersion(
-            id: "current", itemURL: url, url: url, isCurrent: true,
+            id: "current-\(modified.bitPattern)-\(size)-\(inode)", itemURL: url, url: url, isCurrent: true,
             modificationDate: attributes[.modificationDate] as? Date,
             localizedName: FileManager.default.displayName(atPath: path), savingComputerName: nil,
-            isConflict: false, isResolved: true, isDiscardable: false, store: FileVersionStore.current)
+            isConflict: false, isResolved: true, isDiscardable: false, store: FileVersionStore.current,
+            itemKey: .path(path))
     }
 
     /// Every stored version of the item at `url`, conflict versions included, oldest first.

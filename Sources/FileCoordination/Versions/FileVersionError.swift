@@ -35,3 +35,8 @@ public enum FileVersionError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension FileVersionError: LocalizedError {
+    /// The ``description``, so that the error bridged to `NSError` says what failed.
+    public var errorDescription: String? { description }
+}

@@ -1,11 +1,15 @@
 import Foundation
 
-/// The metadata of one stored version: the small JSON file `<id>.json` beside its contents `<id>.data`.
+/// The metadata of one stored version: the small JSON file `<id>.json` in its item's folder, whose contents are
+/// `contents/<id>.<extension>` there.
 struct FileVersionRecord: Codable, Sendable, Equatable {
     /// The version's identifier: a UUID string, also the stem of its two files in the store.
     var id: String
-    /// The absolute, standardized path of the item the version belongs to.
+    /// The absolute, standardized path of the item when the version was added (the item may have moved since).
     var originalPath: String
+    /// The name of the item's folder in the store (``ItemIdentity/folderName``, or the path's folder for a version
+    /// kept by path); nil in records of stores that kept every version by path.
+    var itemKey: String?
     /// The modification date of the contents when the version was added.
     var modificationDate: Date
     /// The name shown for the version (the item's file name).
@@ -31,13 +35,22 @@ struct FileVersionRecord: Codable, Sendable, Equatable {
             }
     }
 
-    /// Decodes a record from `data`, or nil when the bytes are not a well-formed record for `path` named `id`.
-    static func decode(_ data: Data, id: String, path: String) -> FileVersionRecord? {
+    /// Decodes a record from `data`, or nil when the bytes are not a well-formed record named `id` of the item
+    /// whose folder is `key`: a record of an identity's folder names that folder; one kept by path (no
+    /// `itemKey`, or the path's folder) names `path`.
+    static func decode(_ data: Data, id: String, key: FileVersionStore.ItemKey) -> FileVersionRecord? {
         guard data.count <= sizeLimit else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
-        guard let record = try? decoder.decode(FileVersionRecord.self, from: data) else { return nil }
-        guard record.id == id, record.originalPath == path else { return nil }
+        guard let record = try? decoder.decode(FileVersionRecord.self, from: data), record.id == id else { return nil }
+        switch key {
+        case .identity(let folder):
+            guard record.itemKey == folder else { return nil }
+        case .path(let path):
+            guard record.originalPath == path,
+                record.itemKey == nil || record.itemKey == FileVersionStore.pathFolderName(path)
+            else { return nil }
+        }
         return record
     }
 

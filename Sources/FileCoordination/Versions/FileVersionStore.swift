@@ -6,12 +6,16 @@ import QuireSystem
     import Glibc
 #endif
 
-/// The per-user store that keeps the versions of items: for each item, a folder named by a hash of its
-/// absolute path, holding `<id>.data` (a copy of the bytes) and `<id>.json` (the version's record) per
-/// version, and a `lock` file that serializes changes across processes.
+/// The per-user store that keeps the versions of items: for each item, a folder named by its identity
+/// (``ItemIdentity``: a UUID in its `user.quire.item` extended attribute, else its inode and birth time), holding
+/// `contents/<id>.<the item's extension>` (a copy of the bytes) and `<id>.json` (the version's record) per
+/// version, and a `lock` file that serializes changes across processes (stores before `contents/` kept the bytes
+/// as `<id>.data`: they move on first read).
 ///
-/// Layout: `<directory>/items/<hash>/…` and `<directory>/tmp/` (staging, so that every write is a rename
-/// inside one file system). Items are keyed by path only: a version stays with the path, not with a moved file.
+/// Layout: `<directory>/items/<identity>/…` and `<directory>/tmp/` (staging, so that every write is a rename
+/// inside one file system). Versions belong to the file: they follow it through moves and renames, and a new file
+/// at a deleted file's path has none of them. Versions added where no item is (and those of stores that kept
+/// versions by path) are kept by path, in a folder named by a hash of it, until an item there gets an identity.
 /// Contents are renamed into place before their metadata, and metadata is removed before contents, so a
 /// reader that lists without the lock never sees a version without its bytes. A metadata file that is not a
 /// record Quire wrote for that item (corrupt, too big, wrong name) is skipped.
@@ -48,15 +52,16 @@ public struct FileVersionStore: Sendable, Hashable {
     /// The stored (non-current) versions of the item at `url`, oldest first; the item itself need not exist.
     public func versions(ofItemAt url: URL) throws -> [FileVersion] {
         let path = try Self.itemPath(of: url)
-        let folder = itemFolder(forPath: path)
+        let key = try key(forItemAt: path, assigning: false)
+        let folder = itemFolder(key)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
         var versions: [FileVersion] = []
         for name in names where name.hasSuffix(".json") {
             let id = String(name.dropLast(5))
-            guard let record = readRecord(id: id, path: path, in: folder),
-                FileManager.default.fileExists(atPath: dataURL(id: id, in: folder).path)
-            else { continue }
-            versions.append(version(from: record, item: url, folder: folder))
+            guard let record = readRecord(id: id, key: key, in: folder), hasContents(of: record, in: folder) else {
+                continue
+            }
+            versions.append(version(from: record, item: url, key: key))
         }
         return versions.sorted {
             ($0.modificationDate ?? .distantPast, $0.id) < ($1.modificationDate ?? .distantPast, $1.id)
@@ -83,9 +88,14 @@ public struct FileVersionStore: Sendable, Hashable {
                 try FileManager.default.copyItem(atPath: contentsPath, toPath: staging.path)
             }
         }
-        return try keep(
-            staging, id: id, ofItemAt: url, path: path,
-            modificationDate: attributes[.modificationDate] as? Date ?? Date(), conflict: conflict)
+        do {
+            return try keep(
+                staging, id: id, ofItemAt: url, path: path, key: key(forItemAt: path, assigning: true),
+                modificationDate: attributes[.modificationDate] as? Date ?? Date(), conflict: conflict)
+        } catch {
+            try? FileManager.default.removeItem(at: staging)
+            throw error
+        }
     }
 
     /// Adds a version of the item at `url` whose contents are `data` (a `conflict` version starts unresolved), dated
@@ -97,30 +107,40 @@ public struct FileVersionStore: Sendable, Hashable {
         let id = UUID().uuidString
         let staging = try stagingURL(id + ".data")
         try perform("write", staging.path) { try data.write(to: staging) }
-        return try keep(staging, id: id, ofItemAt: url, path: path, modificationDate: Date(), conflict: conflict)
+        do {
+            return try keep(
+                staging, id: id, ofItemAt: url, path: path, key: key(forItemAt: path, assigning: true),
+                modificationDate: Date(), conflict: conflict)
+        } catch {
+            try? FileManager.default.removeItem(at: staging)
+            throw error
+        }
     }
 
     /// Renames the staged contents `staging` into the item's folder and writes the record, under the item's lock;
     /// then tells the presenters.
     private func keep(
-        _ staging: URL, id: String, ofItemAt url: URL, path: String, modificationDate: Date, conflict: Bool
+        _ staging: URL, id: String, ofItemAt url: URL, path: String, key: ItemKey, modificationDate: Date,
+        conflict: Bool
     ) throws -> FileVersion {
-        let folder = itemFolder(forPath: path)
+        let folder = itemFolder(key)
         let record = FileVersionRecord(
-            id: id, originalPath: path, modificationDate: modificationDate,
+            id: id, originalPath: path, itemKey: key.folderName, modificationDate: modificationDate,
             localizedName: URL(fileURLWithPath: path).lastPathComponent,
             savingComputer: Self.hostName, isConflict: conflict, isResolved: !conflict, isDiscardable: false)
         do {
             try perform("create", folder.path) { try Self.makeDirectory(folder) }
             try ItemVersionLock.withLock(at: folder.appendingPathComponent("lock").path) {
-                try Self.rename(staging.path, to: dataURL(id: id, in: folder).path)
+                let contents = dataURL(id: id, name: record.localizedName, in: folder)
+                try perform("create", contents.path) { try Self.makeDirectory(contents.deletingLastPathComponent()) }
+                try Self.rename(staging.path, to: contents.path)
                 try writeRecord(record, in: folder)
             }
         } catch {
             try? FileManager.default.removeItem(at: staging)
             throw error
         }
-        let added = version(from: record, item: url, folder: folder)
+        let added = version(from: record, item: url, key: key)
         didChange(.gained(added))
         return added
     }
@@ -129,10 +149,11 @@ public struct FileVersionStore: Sendable, Hashable {
     /// Resolving an unresolved conflict version is reported as ``FileVersionChange/resolved(_:)``.
     public func update(_ version: FileVersion, resolved: Bool? = nil, discardable: Bool? = nil) throws -> FileVersion {
         guard !version.isCurrent else { throw FileVersionError.currentVersionIsTheItem(version.itemURL) }
-        let path = try Self.itemPath(of: version.itemURL)
-        let folder = itemFolder(forPath: path)
+        _ = try Self.itemPath(of: version.itemURL)
+        let key = version.itemKey
+        let folder = itemFolder(key)
         let (before, after) = try ItemVersionLock.withLock(at: folder.appendingPathComponent("lock").path) {
-            guard let record = readRecord(id: version.id, path: path, in: folder) else {
+            guard let record = readRecord(id: version.id, key: key, in: folder) else {
                 throw FileVersionError.noSuchVersion(id: version.id, item: version.itemURL)
             }
             var changed = record
@@ -142,7 +163,7 @@ public struct FileVersionStore: Sendable, Hashable {
             if changed != record { try writeRecord(changed, in: folder) }
             return (record, changed)
         }
-        let updated = self.version(from: after, item: version.itemURL, folder: folder)
+        let updated = self.version(from: after, item: version.itemURL, key: key)
         if before.isConflict && !before.isResolved && after.isResolved { didChange(.resolved(updated)) }
         return updated
     }
@@ -150,10 +171,10 @@ public struct FileVersionStore: Sendable, Hashable {
     /// Removes a stored version (its metadata, then its contents).
     public func remove(_ version: FileVersion) throws {
         guard !version.isCurrent else { throw FileVersionError.currentVersionIsTheItem(version.itemURL) }
-        let path = try Self.itemPath(of: version.itemURL)
-        let folder = itemFolder(forPath: path)
+        _ = try Self.itemPath(of: version.itemURL)
+        let folder = itemFolder(version.itemKey)
         let removed = try ItemVersionLock.withLock(at: folder.appendingPathComponent("lock").path) {
-            try removeFiles(of: version.id, path: path, in: folder)
+            try removeFiles(of: version.id, key: version.itemKey, in: folder)
         }
         guard removed else { throw FileVersionError.noSuchVersion(id: version.id, item: version.itemURL) }
         didChange(.lost(version))
@@ -161,19 +182,25 @@ public struct FileVersionStore: Sendable, Hashable {
 
     /// Removes every stored version of the item at `url`, conflict versions included.
     public func removeAll(ofItemAt url: URL) throws {
-        let path = try Self.itemPath(of: url)
-        let folder = itemFolder(forPath: path)
         let listed = try versions(ofItemAt: url)
-        guard !listed.isEmpty else { return }
+        guard let key = listed.first?.itemKey else { return }
+        let folder = itemFolder(key)
         let removed = try ItemVersionLock.withLock(at: folder.appendingPathComponent("lock").path) {
-            try listed.filter { try removeFiles(of: $0.id, path: path, in: folder) }
+            try listed.filter { try removeFiles(of: $0.id, key: key, in: folder) }
         }
         for version in removed { didChange(.lost(version)) }
     }
 
     /// Replaces the item at `target` with the contents of `version` (atomically for a file: a copy beside it,
-    /// then a rename over it). With `moving`, the stored contents are moved and the version leaves the store.
-    public func replaceItem(at target: URL, with version: FileVersion, moving: Bool) throws -> URL {
+    /// then a rename over it) and returns the URL written: `target` with the version's extension, as Apple's
+    /// `replaceItem` does (when the extensions differ, the item at `target` is removed). With `moving`, the stored
+    /// contents are moved and the version leaves the store.
+    public func replaceItem(at requested: URL, with version: FileVersion, moving: Bool) throws -> URL {
+        let requestedPath = try Self.itemPath(of: requested)
+        let suffix = version.url.pathExtension
+        let target =
+            suffix.isEmpty || requested.pathExtension == suffix
+            ? requested : requested.deletingPathExtension().appendingPathExtension(suffix)
         let targetPath = try Self.itemPath(of: target)
         let directory = (targetPath as NSString).deletingLastPathComponent
         let staging = URL(fileURLWithPath: directory)
@@ -184,28 +211,42 @@ public struct FileVersionStore: Sendable, Hashable {
                 try FileManager.default.copyItem(at: version.url, to: staging)
             }
         } else {
-            let path = try Self.itemPath(of: version.itemURL)
-            let folder = itemFolder(forPath: path)
-            let source = dataURL(id: version.id, in: folder)
+            let key = version.itemKey
+            let folder = itemFolder(key)
             try ItemVersionLock.withLock(at: folder.appendingPathComponent("lock").path) {
-                guard readRecord(id: version.id, path: path, in: folder) != nil else {
+                guard let record = readRecord(id: version.id, key: key, in: folder), hasContents(of: record, in: folder)
+                else {
                     throw FileVersionError.noSuchVersion(id: version.id, item: version.itemURL)
                 }
+                let source = dataURL(id: version.id, name: record.localizedName, in: folder)
                 try perform("copy the version to", staging.path) {
                     try FileManager.default.copyItem(at: source, to: staging)
                 }
-                if moving { _ = try removeFiles(of: version.id, path: path, in: folder) }
+                if moving { _ = try removeFiles(of: version.id, key: key, in: folder) }
             }
         }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: targetPath, isDirectory: &isDirectory), isDirectory.boolValue {
             try perform("remove the directory", targetPath) { try FileManager.default.removeItem(atPath: targetPath) }
         }
+        // The item stays the same item (its versions stay listed): the staged copy takes its identity first.
+        for path in [targetPath, requestedPath] {
+            guard case .identified(.tagged(let identity))? = try? ItemIdentity.lookUp(path) else { continue }
+            ItemIdentity.overwriteTag(staging.path, with: identity)
+            break
+        }
         do {
             try Self.rename(staging.path, to: targetPath)
         } catch {
             try? FileManager.default.removeItem(at: staging)
             throw error
+        }
+        if targetPath != requestedPath {
+            try perform("remove the replaced item", requestedPath) {
+                if FileManager.default.fileExists(atPath: requestedPath) {
+                    try FileManager.default.removeItem(atPath: requestedPath)
+                }
+            }
         }
         if moving && !version.isCurrent { didChange(.lost(version)) }
         return target

@@ -90,6 +90,8 @@ struct VersionNegotiation: Equatable, Sendable {
             return version >= WireProtocol.versionNoticesVersion
         case .handOverBoard:
             return version >= WireProtocol.handOverVersion
+        case .packageExtensions:
+            return version >= WireProtocol.packageExtensionsVersion
         case .deliver(let delivery):
             switch delivery.message {
             case .versionsChanged, .subitemVersionsChanged:

@@ -152,6 +152,15 @@ struct WireDecoder: Sendable {
         case .versionsChanged:
             let path = try reader.readPath()
             return .versionsChanged(path, try reader.readVersionNotice())
+        case .packageExtensions:
+            // A string takes at least its u32 byte count.
+            let extensions = try reader.readArray(minimumElementSize: 4) { reader throws(WireError) in
+                try reader.readString()
+            }
+            guard extensions.count <= WireProtocol.maximumPackageExtensions,
+                extensions.allSatisfy({ !$0.isEmpty && $0.utf8.count <= WireProtocol.maximumPackageExtensionLength })
+            else { throw .invalidPackageExtensions(count: extensions.count) }
+            return .packageExtensions(extensions)
         case .grant:
             let request = RequestID(try reader.read(UInt64.self))
             // A path takes at least its u16 component count.

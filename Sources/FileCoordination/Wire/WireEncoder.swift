@@ -100,6 +100,8 @@ enum WireEncoder {
             try writer.write(notice)
         case .redeclared:
             break
+        case .packageExtensions(let extensions):
+            try writer.write(extensions) { writer, text throws(Sink.Failure) in try writer.writeString(text) }
         case .grant(let request, let paths, let reportsPresence):
             writer.write(request.rawValue)
             try writer.write(paths) { writer, path throws(Sink.Failure) in try writer.write(path) }

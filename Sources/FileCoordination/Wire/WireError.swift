@@ -21,6 +21,9 @@ enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidPath(WireFrameType)
     /// A version notice carries more than ``WireProtocol/maximumVersionLength`` bytes of encoded version.
     case versionTooLarge(WireFrameType, count: Int)
+    /// A `packageExtensions` frame names more than ``WireProtocol/maximumPackageExtensions`` extensions, an empty
+    /// one, or one longer than ``WireProtocol/maximumPackageExtensionLength`` bytes.
+    case invalidPackageExtensions(count: Int)
 
     /// What is wrong and what to do about it.
     var description: String {
@@ -48,6 +51,11 @@ enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case .versionTooLarge(let type, let count):
             return "wire frame \(type) carries a version notice of \(count) bytes, over the limit of "
                 + "\(WireProtocol.maximumVersionLength): the peer is broken or hostile, drop the connection"
+        case .invalidPackageExtensions(let count):
+            return "wire frame packageExtensions names \(count) extensions, an empty one or one over "
+                + "\(WireProtocol.maximumPackageExtensionLength) bytes "
+                + "(at most \(WireProtocol.maximumPackageExtensions)): "
+                + "the peer is broken or hostile, drop the connection"
         }
     }
 }

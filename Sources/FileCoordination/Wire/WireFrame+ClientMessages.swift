@@ -60,7 +60,7 @@ extension WireFrame {
         case .versionsChanged(let path, let notice):
             return .itemVersionsChanged(path, notice)
         case .hello, .welcome, .refused, .snapshotRequest, .redeclared, .grant, .fail, .deliver, .snapshotResponse,
-            .handOverBoard:
+            .handOverBoard, .packageExtensions:
             return nil
         }
     }
@@ -88,7 +88,7 @@ extension WireFrame {
             return .deliver(delivery)
         case .hello, .welcome, .refused, .presenterRegistered, .presenterMoved, .presenterRemoved, .accessRequested,
             .accessEnded, .itemMoved, .cancelRequested, .presenterReplied, .snapshotRequest, .redeclared, .snapshotResponse,
-            .versionsChanged, .handOverBoard:
+            .versionsChanged, .handOverBoard, .packageExtensions:
             return nil
         }
     }

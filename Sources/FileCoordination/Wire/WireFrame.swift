@@ -61,6 +61,11 @@ enum WireFrame: Hashable, Sendable {
     /// ``ClientEvent/itemVersionsChanged(_:_:)``: `path, version notice` (a notice is `u8 change` (0 gained, 1 lost,
     /// 2 resolved), `u32` count and at most ``WireProtocol/maximumVersionLength`` bytes of encoded version).
     case versionsChanged(ItemPath, VersionNotice)
+    /// Version 5, the client's first frame after `welcome` when its process has file-package extensions
+    /// (``FileCoordinator/filePackageExtensions``): `[string] extensions`, lowercase, without the dot, at most
+    /// ``WireProtocol/maximumPackageExtensions``. The host makes them packages for every client
+    /// (`Arbiter.packageExtensionsDeclared(_:by:)`).
+    case packageExtensions([String])
 
     /// ``ClientAction/grant(_:paths:reportsPresence:)``: `u64 request, [path], bool reportsPresence`.
     case grant(RequestID, paths: [ItemPath], reportsPresence: Bool = false)
@@ -93,6 +98,7 @@ enum WireFrame: Hashable, Sendable {
         case .snapshotRequest: return .snapshotRequest
         case .redeclared: return .redeclared
         case .versionsChanged: return .versionsChanged
+        case .packageExtensions: return .packageExtensions
         case .grant: return .grant
         case .fail: return .fail
         case .deliver: return .deliver

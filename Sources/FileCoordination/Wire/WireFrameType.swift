@@ -31,6 +31,8 @@ enum WireFrameType: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case redeclared = 0x19
     /// Client to host: a version of an item was added, removed or resolved.
     case versionsChanged = 0x1A
+    /// Client to host, right after `welcome` at version 5: the file-package extensions of the client's process.
+    case packageExtensions = 0x1B
     /// Host to client: run a request's accessor.
     case grant = 0x20
     /// Host to client: a request failed.
@@ -61,6 +63,7 @@ enum WireFrameType: UInt8, CaseIterable, Sendable, CustomStringConvertible {
         case .snapshotRequest: name = "snapshotRequest"
         case .redeclared: name = "redeclared"
         case .versionsChanged: name = "versionsChanged"
+        case .packageExtensions: name = "packageExtensions"
         case .grant: name = "grant"
         case .fail: name = "fail"
         case .deliver: name = "deliver"

@@ -16,7 +16,8 @@ enum WireProtocol {
     /// Version 3: `versionsChanged` frames, and the two version notices among the delivered messages.
     /// Version 4: the `handOverBoard` frame after `welcome`; an access handed over on the board
     /// (``HandOverBoard``) ends without an `accessEnded` frame.
-    static let version: UInt16 = 4
+    /// Version 5: the `packageExtensions` frame after `welcome`.
+    static let version: UInt16 = 5
 
     /// The oldest protocol version this code speaks: a connection agreed at it leaves out what later versions
     /// added (``VersionNegotiation/carries(_:at:)``).
@@ -30,6 +31,13 @@ enum WireProtocol {
 
     /// The version that added the hand-over board.
     static let handOverVersion: UInt16 = 4
+
+    /// The version that added the `packageExtensions` frame.
+    static let packageExtensionsVersion: UInt16 = 5
+
+    /// The most file-package extensions a `packageExtensions` frame names, and the longest one, in bytes.
+    static let maximumPackageExtensions = 256
+    static let maximumPackageExtensionLength = 255
 
     /// The largest encoded version a version notice carries, 64 KiB (a version's description is a few hundred
     /// bytes); a larger one is an error.

@@ -64,7 +64,7 @@ struct VersionNegotiationTests {
     }
 
     @Test(
-        "version 2 lacks the versionsChanged frame and the two version notices, version 3 the hand-over board; every other frame is in all"
+        "versions 2-4 lack frames added later (notices, the hand-over board, package extensions); the rest is in all"
     )
     func framesOfEachVersion() {
         let notice = VersionNotice(.gained, version: [1])
@@ -88,6 +88,9 @@ struct VersionNegotiationTests {
             case .handOverBoard:
                 #expect(!VersionNegotiation.carries(frame, at: 2) && !VersionNegotiation.carries(frame, at: 3))
                 #expect(VersionNegotiation.carries(frame, at: 4))
+                continue
+            case .packageExtensions:
+                #expect(!VersionNegotiation.carries(frame, at: 4) && VersionNegotiation.carries(frame, at: 5))
                 continue
             case .versionsChanged: isNotice = true
             case .deliver(let delivery):

@@ -27,4 +27,22 @@ struct CrossProcessVersionTests {
         #expect(listed.contains("\(conflictID) conflict=true resolved=true"))
         #expect(listed.count == 2)
     }
+
+    // Issue 30, item 3: fails before versions were kept by the item's identity (they stayed with the path).
+    @Test("a move in another process takes the versions along; a deletion there leaves none to a new file")
+    func versionsFollowTheFileAcrossProcesses() throws {
+        let sandbox = try VersionsSandbox()
+        let item = try sandbox.write("first", to: "moving.pdf")
+        let theirs = try sandbox.write("theirs", to: "theirs.pdf")
+        let kept = try sandbox.run { try FileVersion.addConflictVersion(ofItemAt: item, withContentsOf: theirs) }
+        let moved = sandbox.items.appendingPathComponent("moved.pdf")
+        _ = try probe(["move", item.path, moved.path], store: sandbox.store)
+        #expect(try sandbox.run { try FileVersion.otherVersions(ofItemAt: moved) }.map(\.id) == [kept.id])
+        #expect(try sandbox.run { try FileVersion.otherVersions(ofItemAt: item) }.isEmpty)
+
+        _ = try probe(["delete", moved.path], store: sandbox.store)
+        try sandbox.write("an unrelated file", to: "moved.pdf")
+        #expect(try probe(["list", moved.path], store: sandbox.store).isEmpty)
+        #expect(try sandbox.run { try FileVersion.unresolvedConflictVersions(ofItemAt: moved) }.isEmpty)
+    }
 }

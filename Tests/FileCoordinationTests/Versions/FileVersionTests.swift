@@ -86,18 +86,20 @@ struct FileVersionTests {
         try sandbox.run {
             let item = try sandbox.write("x", to: "d.txt")
             let good = try FileVersion.add(ofItemAt: item, withContentsOf: item)
-            let folder = good.url.deletingLastPathComponent()
+            // The item's folder (named by its identity) holds the records; the contents are in contents/.
+            let folder = good.url.deletingLastPathComponent().deletingLastPathComponent()
             func plant(_ id: String, _ bytes: Data) throws {
                 try bytes.write(to: folder.appendingPathComponent(id + ".json"))
-                try Data("data".utf8).write(to: folder.appendingPathComponent(id + ".data"))
+                try Data("data".utf8).write(to: folder.appendingPathComponent("contents/\(id).txt"))
             }
             try plant(UUID().uuidString, Data("{ not json".utf8))
             try plant(UUID().uuidString, Data(repeating: 0x20, count: 100_000))
             try plant("not-a-uuid", Data("{}".utf8))
-            // A well-formed record of another path, and one whose id is not its file name.
+            // A well-formed record of another item, and one whose id is not its file name.
             var foreign = try String(
                 decoding: Data(contentsOf: folder.appendingPathComponent(good.id + ".json")), as: UTF8.self)
-            foreign = foreign.replacingOccurrences(of: item.path, with: "/elsewhere")
+            foreign = foreign.replacingOccurrences(
+                of: folder.lastPathComponent, with: "u-00000000-0000-0000-0000-000000000000")
             try plant(UUID().uuidString, Data(foreign.utf8))
             let copied = try Data(contentsOf: folder.appendingPathComponent(good.id + ".json"))
             try plant(UUID().uuidString, copied)

@@ -33,7 +33,7 @@ import Testing
                 "hello(0x01)", "welcome(0x02)", "refused(0x03)", "presenterRegistered(0x10)", "presenterMoved(0x11)",
                 "presenterRemoved(0x12)", "accessRequested(0x13)", "accessEnded(0x14)", "itemMoved(0x15)",
                 "cancelRequested(0x16)", "presenterReplied(0x17)", "snapshotRequest(0x18)", "redeclared(0x19)",
-                "versionsChanged(0x1a)", "grant(0x20)",
+                "versionsChanged(0x1a)", "packageExtensions(0x1b)", "grant(0x20)",
                 "fail(0x21)", "deliver(0x22)", "snapshotResponse(0x23)", "handOverBoard(0x24)",
             ])
     }

@@ -116,6 +116,8 @@ enum SampleFrames {
             .redeclared,
             .versionsChanged(unicodePath, VersionNotice(.lost, version: Array(repeating: 7, count: 300))),
             .versionsChanged(.root, VersionNotice(.gained, version: [])),
+            .packageExtensions(["qpkg", "pages", "é"]),
+            .packageExtensions([]),
             .grant(RequestID(.max), paths: [documentPath, unicodePath, .root]),
             .grant(RequestID(0), paths: [], reportsPresence: true),
             .fail(RequestID(1), .cancelled),
