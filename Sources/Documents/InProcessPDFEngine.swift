@@ -47,15 +47,15 @@ final class InProcessPDFDocument: PDFEngineDocument {
 }
 
 extension Document {
-    /// Opens the file at `url` with poppler in this process, through a ``CoordinatedFileDataProvider``, or a
-    /// plain ``FileDataProvider`` when `fileCoordinationEnabled` is false (then the document hears of no changes).
+    /// Opens the file at `url` with poppler in this process, through a `CoordinatedFileDataProvider`, or a
+    /// plain `FileDataProvider` when `fileCoordinationEnabled` is false (then the document hears of no changes).
     public convenience init(url: URL, fileCoordinationEnabled: Bool = true) {
         self.init(url: url, fileCoordinationEnabled: fileCoordinationEnabled, engine: InProcessPDFEngine())
     }
 
     /// Opens a document whose pages are those of `dataProviders`, in order, with poppler in this process.
-    /// Coordinated providers get the document as their ``CoordinatedFileDataProviding/coordinationDelegate``.
-    /// Providers that fail to open are kept, with 0 pages and their error in ``errors``.
+    /// Coordinated providers get the document as their `CoordinatedFileDataProviding/coordinationDelegate`.
+    /// Providers that fail to open are kept, with 0 pages and their error in `errors`.
     public convenience init(dataProviders: [any DataProviding]) {
         self.init(dataProviders: dataProviders, engine: InProcessPDFEngine())
     }

@@ -9,9 +9,9 @@ import Foundation
 // meet Quire's throwing forms of the same name ("ambiguous use of 'coordinate'"). It coordinates through a
 // ``FileCoordinator``: both are messaged by the same machinery, and the two coordinate with each other.
 
-/// Apple's `NSFilePresenter`: ``FilePresenter`` (every member, under Apple's name) with the version messages in
+/// Apple's `NSFilePresenter`: `FilePresenter` (every member, under Apple's name) with the version messages in
 /// Apple's form, taking an ``NSFileVersion``. Each has a default that does nothing, as Apple's optional methods;
-/// Quire's ``FileVersion`` forms are implemented here to call them, so a class implements only Apple's.
+/// Quire's `FileVersion` forms are implemented here to call them, so a class implements only Apple's.
 public protocol NSFilePresenter: FilePresenter {
     /// A version of the presented item was added (by this process or another).
     func presentedItemDidGain(_ version: NSFileVersion)
@@ -66,7 +66,7 @@ extension NSFilePresenter {
         presentedSubitem(at: url, didResolve: NSFileVersion(version))
     }
 }
-/// Apple's `NSFileAccessIntent`: the same class as ``FileAccessIntent`` (an `NSObject`, as Apple's).
+/// Apple's `NSFileAccessIntent`: the same class as `FileAccessIntent` (an `NSObject`, as Apple's).
 public typealias NSFileAccessIntent = FileAccessIntent
 
 #if !canImport(Darwin)
@@ -77,7 +77,7 @@ public typealias NSErrorPointer = UnsafeMutablePointer<NSError?>?
 
 /// Apple's `NSFileCoordinator`, with Apple's members only: coordinated reads and writes of files and
 /// directories, across threads and processes, with the presenters of those items told first. Each call runs
-/// through a ``FileCoordinator`` (``coordinator``), whose semantics are Apple's. An open class, as Apple's:
+/// through a `FileCoordinator` (``coordinator``), whose semantics are Apple's. An open class, as Apple's:
 /// subclasses override its members. Errors are reported as Apple reports them (a `.forUploading` read of a
 /// missing item is `NSFileReadNoSuchFileError`; Quire's own errors bridge with their description).
 open class NSFileCoordinator: NSObject, @unchecked Sendable {
@@ -106,7 +106,7 @@ open class NSFileCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// The `NSFilePresenter`s registered in this process (presenters that conform only to Quire's
-    /// ``FilePresenter`` are in ``FileCoordinator/filePresenters``).
+    /// `FilePresenter` are in `FileCoordinator/filePresenters`).
     open class var filePresenters: [any NSFilePresenter] {
         FileCoordinator.filePresenters.compactMap { $0 as? any NSFilePresenter }
     }
@@ -138,7 +138,7 @@ open class NSFileCoordinator: NSObject, @unchecked Sendable {
     ) {
         coordinator.coordinate(with: intents, queue: queue) { error in accessor(error.map(AppleErrors.coordination)) }
     }
-    /// A coordinated read (Quire's ``FileCoordinator/coordinate(readingItemAt:options:byAccessor:)``): on failure the accessor does not run
+    /// A coordinated read (Quire's `FileCoordinator/coordinate(readingItemAt:options:byAccessor:)`): on failure the accessor does not run
     /// and `outError` receives the error (cancellation is NSCocoaErrorDomain 3072).
     open func coordinate(
         readingItemAt url: URL, options: ReadingOptions = [], error outError: NSErrorPointer,
@@ -147,9 +147,9 @@ open class NSFileCoordinator: NSObject, @unchecked Sendable {
         report(outError) { try coordinator.coordinate(readingItemAt: url, options: options) { reader($0) } }
     }
 
-    /// A coordinated write (Quire's ``FileCoordinator/coordinate(writingItemAt:options:byAccessor:)``): on failure the accessor does not run
+    /// A coordinated write (Quire's `FileCoordinator/coordinate(writingItemAt:options:byAccessor:)`): on failure the accessor does not run
     /// and `outError` receives the error. Nesting a write of this coordinator inside the
-    /// accessor sets ``FileCoordinationError/invalidNesting`` (Apple raises an exception); another coordinator's
+    /// accessor sets `FileCoordinationError/invalidNesting` (Apple raises an exception); another coordinator's
     /// write of an unrelated item is allowed.
     open func coordinate(
         writingItemAt url: URL, options: WritingOptions = [], error outError: NSErrorPointer,

@@ -3,14 +3,14 @@ import Foundation
 import Synchronization
 
 /// Apple's `NSFileVersion`, with Apple's members: the current version of a file (the item itself) and the
-/// versions Quire keeps of it in its per-user versions store (``FileVersionStore``), conflict versions included.
+/// versions Quire keeps of it in its per-user versions store (`FileVersionStore`), conflict versions included.
 /// An open class, as Apple's: subclasses override its members.
 ///
 /// What differs from Apple: there is no iCloud (conflict versions come from
-/// ``FileVersion/addConflictVersion(ofItemAt:withContentsOf:)``, nonlocal versions are none), no thumbnails, every
+/// `FileVersion/addConflictVersion(ofItemAt:withContentsOf:)`, nonlocal versions are none), no thumbnails, every
 /// version has local contents, and `localizedNameOfSavingComputer` is the host name of the computer that added the
 /// version. Every member blocks on file I/O, as Apple's do. Errors are Cocoa errors (`NSCocoaErrorDomain`) whose
-/// `NSUnderlyingErrorKey` is Quire's ``FileVersionError``.
+/// `NSUnderlyingErrorKey` is Quire's `FileVersionError`.
 open class NSFileVersion: NSObject, @unchecked Sendable {
     /// Apple's `NSFileVersion.AddingOptions`.
     public struct AddingOptions: OptionSet, Sendable {

@@ -4,7 +4,7 @@ import Foundation
 /// (``FileVersionStore``), Quire's counterpart of Apple's `NSFileVersion`.
 ///
 /// A value: it describes the version when it was read. ``setResolved(_:)`` and ``setDiscardable(_:)`` change the
-/// store and return the new value. The functions use ``FileVersionStore.current`` and block on file I/O.
+/// store and return the new value. The functions use `FileVersionStore.current` and block on file I/O.
 public struct FileVersion: Sendable, Hashable, Identifiable {
     /// The version's identifier: a UUID string for a stored version; for the current version, `current-` and its
     /// modification time, size and inode, so that it changes when the item's contents do.

@@ -7,7 +7,7 @@ import QuireSystem
 #endif
 
 /// The per-user store that keeps the versions of items: for each item, a folder named by its identity
-/// (``ItemIdentity``: a UUID in its `user.quire.item` extended attribute, else its inode and birth time), holding
+/// (`ItemIdentity`: a UUID in its `user.quire.item` extended attribute, else its inode and birth time), holding
 /// `contents/<id>.<the item's extension>` (a copy of the bytes) and `<id>.json` (the version's record) per
 /// version, and a `lock` file that serializes changes across processes (stores before `contents/` kept the bytes
 /// as `<id>.data`: they move on first read).
