@@ -1,6 +1,7 @@
 import DocumentStore
 import FileCoordination
 import Foundation
+import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -119,6 +120,51 @@ struct SearchCoherenceTests {
                 uri: "/documents/\(id)", method: .delete, headers: [.ifMatch: try #require(info.headers[.eTag])])
             #expect(deleted.status == .noContent)
             #expect(try await Self.places(service, "quokka").isEmpty)
+        }
+    }
+
+    /// The status and the time of indexing of each document the index holds.
+    static func indexed(_ service: DocumentService) async throws -> [String: (status: String, at: Int64)] {
+        try await service.catalog.database.read { db in
+            var entries: [String: (status: String, at: Int64)] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT documentId, status, indexedAt FROM search_documents") {
+                entries[row[0]] = (row[1], row[2])
+            }
+            return entries
+        }
+    }
+
+    @Test("An encrypted document without its password and a damaged one are indexed as such, once: no text, no retry")
+    func encryptedAndDamaged() async throws {
+        let service = try DocumentService()
+        try await Self.withIndexing(service) { client in
+            let encrypted = try jsonObject(try await client.upload("encrypted-aes256.pdf", password: "userpw"))
+            let locked = try #require(encrypted["id"] as? String)
+            let url = service.root.appendingPathComponent("broken.pdf")
+            try TextPDF.make(Self.pages("ibis")).write(to: url)
+            let response = try await client.send("/documents", .post, json: #"{"files": ["\#(url.path)"]}"#)
+            let broken = try #require(try jsonObject(response)["id"] as? String)
+            try CoordinationService.synchronize()
+            #expect(try await Self.settle(service, gone: "nothing", found: "ibis", at: "\(broken):3", seconds: 10) != nil)
+            try Data("not a PDF at all".utf8).write(to: url)  // another program breaks it
+            #expect(try await Self.settle(service, gone: "ibis", found: nil, at: nil, seconds: 5) != nil)
+            var entries: [String: (status: String, at: Int64)] = [:]
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                entries = try await Self.indexed(service)
+                if entries[locked]?.status == "encrypted", entries[broken]?.status == "damaged" { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(entries[locked]?.status == "encrypted")
+            #expect(entries[broken]?.status == "damaged")
+            for id in [locked, broken] {
+                let record = try #require(try await service.catalog.document(DocumentID(rawValue: id)!))
+                #expect(try await service.catalog.indexedVersions(of: [record.id])[record.id] == record.version)
+            }
+            try await Task.sleep(for: .milliseconds(500))  // a negative check: no retry may come
+            let later = try await Self.indexed(service)
+            #expect(later[locked]?.at == entries[locked]?.at)
+            #expect(later[broken]?.at == entries[broken]?.at)
         }
     }
 
