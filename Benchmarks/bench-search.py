@@ -165,6 +165,7 @@ def main():
             ours = sum(pages.values()) / elapsed
             rows.append(("indexing, real PDFs, while serving", f"{ours:.0f} pages/s",
                          f"pdftotext {peer:.0f} pages/s: {ours / peer:.2f}x (target >= 0.8x)"))
+            log(" | ".join(rows[-1]))
 
             # A change -> searchable.
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
@@ -187,6 +188,7 @@ def main():
                 latencies.append(time.monotonic() - started)
             rows.append(("a change -> searchable", f"p50 {percentile(latencies, 0.5) * 1000:.0f} ms",
                          f"p99 {percentile(latencies, 0.99) * 1000:.0f} ms (target <= 1 s)"))
+            log(" | ".join(rows[-1]))
 
             # Queries at `documents` one-page documents.
             log(f"uploading {documents} one-page documents")
@@ -194,8 +196,14 @@ def main():
             bodies = [one_page_pdf(f"note {number} {words[number % 10]} {words[(number // 10) % 10]} "
                                    f"unique{number}") for number in range(documents)]
             before = metric(port, "quire_search_documents_indexed_total")
+            started = time.monotonic()
             upload_all(port, bodies)
+            uploaded = time.monotonic() - started
             wait_indexed(port, before + documents, 3600)
+            log(f"{documents} uploaded in {uploaded:.0f} s, all indexed {time.monotonic() - started:.0f} s after the "
+                "first upload")
+            connection.close()  # idle past the service's idle timeout while the store filled
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             for label, make in [("one word", lambda n: f"unique{n * 7919 % documents}"),
                                 ("phrase", lambda n: f"\"{words[n % 10]} {words[(n // 10) % 10]}\"")]:
                 times = []
