@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 
 .PHONY: all deps browser-deps build run cluster compare-cluster compare-web test browser-test release clean fixtures fuzz bench compare compare-coordination \
-	compare-store contract chaos bench-scale bench-takeover docs
+	compare-store contract chaos bench-scale bench-takeover docs bench-search
 
 all: build
 
@@ -155,6 +155,11 @@ bench-takeover: deps
 	SWIFT=$(SWIFT) scripts/release-build.sh --scratch-path .build-release quire-store quire-pdf
 	python3 Benchmarks/takeover-scale.py "$$(SWIFT=$(SWIFT) scripts/release-build.sh --scratch-path .build-release --show-bin-path)" \
 	  $(BENCH_TAKEOVER_DOCUMENTS)
+
+# Full-text search (Docs/search.md): indexing against pdftotext on gnuplot's manual and libtasn1's, a change to
+# searchable, queries at BENCH_SEARCH_DOCUMENTS one-page documents (default 100,000), the index's size on disk.
+bench-search: deps
+	SWIFT=$(SWIFT) Benchmarks/bench-search.sh
 
 clean:
 	rm -rf .build

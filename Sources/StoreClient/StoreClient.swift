@@ -98,6 +98,25 @@ public final class StoreClient: Sendable {
         DocumentSequence(client: self, states: states, updatedSince: updatedSince, pageSize: pageSize)
     }
 
+    /// `GET /search`: one page of the pages that match `query` (words, "phrases", `-exclusions`, `OR`, `prefix*`),
+    /// best first, at most `limit` (1…100, the service's default 20), only documents in `states` (any when empty)
+    /// or only `document`, starting after `cursor` (a previous page's ``SearchResultPage/next`` for the same query
+    /// and filters).
+    /// - Throws: ``StoreClientError`` (`.problem` with status 400 and type `/problems/invalid-parameter`, whose
+    ///   ``ServiceProblem/parameter`` names it, for a query with nothing to look for, too long, or a bad limit or
+    ///   cursor).
+    public func search(
+        _ query: String, limit: Int? = nil, states: Set<DocumentState> = [], document: String? = nil,
+        cursor: String? = nil
+    ) async throws -> SearchResultPage {
+        var items: [(String, String)] = [("q", query)]
+        if let limit { items.append(("limit", String(limit))) }
+        items += states.map(\.rawValue).sorted().map { ("state", $0) }
+        if let document { items.append(("document", document)) }
+        if let cursor { items.append(("cursor", cursor)) }
+        return try await decode(SearchResultPage.self, from: send(.GET, "/search" + Self.queryString(items)))
+    }
+
     /// `GET /documents/{id}`: a document's info.
     /// - Throws: ``StoreClientError`` (`.problem` with status 404 for an unknown id).
     public func document(_ id: String) async throws -> DocumentInfo {

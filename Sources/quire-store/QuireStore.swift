@@ -13,7 +13,7 @@ struct QuireStore: AsyncParsableCommand {
         commandName: "quire",
         abstract: "Run the service commands of quire (quire starts this helper; it must sit next to quire).",
         version: QuireVersion.current,
-        subcommands: [Serve.self, Status.self, Resolve.self, Versions.self, Events.self]
+        subcommands: [Serve.self, Status.self, Resolve.self, Versions.self, Events.self, Search.self]
     )
 
     /// Runs the command; usage errors are one line, as in `quire`. SIGINT and SIGTERM are unblocked first, before

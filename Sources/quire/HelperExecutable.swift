@@ -26,7 +26,7 @@ struct HelperExecutable: Sendable {
         commands: Set(
             [
                 ServeArguments.configuration, StatusArguments.configuration, ResolveArguments.configuration,
-                VersionsArguments.configuration, EventsArguments.configuration,
+                VersionsArguments.configuration, EventsArguments.configuration, SearchArguments.configuration,
             ]
             .compactMap(\.commandName)))
 

@@ -22,12 +22,13 @@ struct Quire: ParsableCommand {
         subcommands: [
             Inspect.self, Coordinator.self, Watch.self, Read.self, Write.self, Exec.self, Move.self, Remove.self,
             Presenters.self, Claims.self, Serve.self, Status.self, Resolve.self, Versions.self, Events.self,
+            Search.self,
         ]
     )
 
     /// Runs the command. Some forms skip ArgumentParser, whose start-up reflection costs about 3 ms: the plain
     /// form of `exec`, and the helpers' commands (`inspect` goes straight to `quire-pdf`; `serve`, `status`,
-    /// `resolve`, `versions` and `events` to `quire-store`; they parse the same arguments, with the same help and errors).
+    /// `resolve`, `versions`, `events` and `search` to `quire-store`; they parse the same arguments, with the same help and errors).
     /// Usage errors are one line and exit code 64, like every other failure.
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()

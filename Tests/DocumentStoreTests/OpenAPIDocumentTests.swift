@@ -4,7 +4,8 @@ import Testing
 
 @Suite("openapi.yaml")
 struct OpenAPIDocumentTests {
-    /// Every route of DESIGN.md §5 (§5.3: the versions), and the web page's two (issue 18), as method and path template.
+    /// Every route of DESIGN.md §5 (§5.3: the versions), the web page's two (issue 18) and search (issue 31), as
+    /// method and path template.
     static let designRoutes: [(method: String, path: String)] = [
         ("get", "/"), ("get", "/assets/{name}"),
         ("get", "/health"), ("get", "/nodes"), ("get", "/metrics"), ("get", "/openapi.yaml"),
@@ -16,7 +17,7 @@ struct OpenAPIDocumentTests {
         ("post", "/documents/{id}/save"),
         ("get", "/documents/{id}/conflict"), ("post", "/documents/{id}/conflict/resolve"),
         ("get", "/documents/{id}/versions"), ("post", "/documents/{id}/versions/{version}/restore"),
-        ("get", "/events"),
+        ("get", "/events"), ("get", "/search"),
     ]
 
     /// The operations of the document's `paths`, read from its indentation: `  /path:` then `    method:`.

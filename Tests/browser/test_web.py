@@ -330,6 +330,31 @@ class BrowserTests:
         wait_until(lambda: self.driver.find_element(By.ID, "page-number").get_attribute("value") == "1", 2,
                    "page 1 by the keyboard")
 
+    def test_a_word_typed_in_the_search_box_opens_its_page(self):
+        server = Server(self.work, "search")  # a store of its own: the other tests count the shared one's rows
+        self.servers.append(server)
+        uploaded = server.upload("hundred-pages.pdf")  # page p says "elit {p*1000+i}" on its lines
+        wait_until(lambda: any(hit["document"] == uploaded["id"] and hit["page"] == 42
+                               for hit in server.request("GET", "/search?q=42017")["results"]),
+                   30, "the index to hold the uploaded document")
+        self.open_page(server)
+        box = self.driver.find_element(By.ID, "search-input")
+        box.send_keys("42017")
+        box.send_keys(Keys.ENTER)
+        hit = wait_until(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#search-results a.search-hit"), 10,
+                         "a search result")[0]
+        check("page 42" in hit.text, f"the result names page 42: {hit.text!r}")
+        check(self.js("return arguments[0].querySelector('mark').textContent", hit) == "42017",
+              "the word is marked in the snippet")
+        hit.click()
+        wait_until(lambda: self.driver.find_element(By.ID, "page-number").get_attribute("value") == "42", 10,
+                   "the document open at page 42")
+        wait_until(lambda: "/pages/42/image" in self.js("return document.getElementById('page-image').src"), 10,
+                   "page 42's image")
+        self.screenshot("search.png")
+        check(self.driver.find_element(By.ID, "viewer-title").text == "Hundred Pages",
+              "the document that has the word is open")
+
     def test_upload_by_file_input(self):
         self.open_page()
         before = len(self.driver.find_elements(By.CSS_SELECTOR, "#document-rows tr"))

@@ -156,6 +156,7 @@ public func documentControllers(
         DocumentsController(library: library, maxUploadBytes: configuration.maxUploadBytes, forwarder: forwarder),
         EventsController(library: library),
         NodesController(library: library, isCluster: configuration.database != nil),
+        SearchController(library: library),
     ]
 }
 

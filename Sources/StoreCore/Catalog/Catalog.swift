@@ -9,7 +9,7 @@ import Synchronization
 /// tells of a change the catalog lacks or the reverse. Operations run on GRDB's queues, never blocking the caller's
 /// thread.
 public struct Catalog: CatalogDatabase {
-    private let database: DatabasePool
+    let database: DatabasePool
     /// Who is told of each event as it commits (``observeCommittedEvents(_:)``).
     private let commitObserver = CommitObserver()
     /// How many reads this catalog made (work counted, not timed: tests check what an operation costs).
@@ -253,13 +253,13 @@ public struct Catalog: CatalogDatabase {
         try Int64.fetchOne(db, sql: "SELECT version FROM documents WHERE id = ?", arguments: [id.rawValue])
     }
 
-    private func write<T: Sendable>(
+    func write<T: Sendable>(
         _ operation: String, _ updates: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         try await naming(operation) { try await database.write(updates) }
     }
 
-    private func read<T: Sendable>(
+    func read<T: Sendable>(
         _ operation: String, _ value: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         reads.count.add(1, ordering: .relaxed)

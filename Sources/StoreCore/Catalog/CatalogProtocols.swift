@@ -86,9 +86,9 @@ public protocol EventLog: Sendable {
     func lastEventID() async throws -> Int64
 }
 
-/// A catalog and its event log in one database, so that a change and its event commit together: what the store's
-/// library and routes use.
-public protocol CatalogDatabase: DocumentCatalog, EventLog {
+/// A catalog, its event log and its full-text index in one database, so that a change and its event commit
+/// together, and a document leaves the index as it leaves the catalog: what the store's library and routes use.
+public protocol CatalogDatabase: DocumentCatalog, EventLog, SearchIndex {
     /// Where the database is, for messages (a file path, or a PostgreSQL address without its password).
     var location: String { get }
 }

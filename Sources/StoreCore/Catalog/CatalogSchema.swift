@@ -133,6 +133,36 @@ enum CatalogSchema {
                         FROM documents, json_each(documents.files);
                     """)
         }
+        // The full-text index (``SearchIndex``): per document, the version it reflects; per page with text (and
+        // page 0, the metadata), its text in `search_pages`, indexed by the FTS5 table `search_text` over it (an
+        // external-content table kept by triggers: the text is stored once). A document leaving the catalog
+        // leaves the index in the same transaction.
+        migrator.registerMigration("v6: search index") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE search_documents (
+                        documentId TEXT PRIMARY KEY, version INTEGER NOT NULL,
+                        status TEXT NOT NULL CHECK (status IN ('text', 'encrypted', 'damaged', 'failed')),
+                        pages INTEGER NOT NULL, textBytes INTEGER NOT NULL, indexedAt INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE search_pages (
+                        id INTEGER PRIMARY KEY, documentId TEXT NOT NULL, page INTEGER NOT NULL, label TEXT,
+                        body TEXT NOT NULL);
+                    CREATE UNIQUE INDEX search_pages_document ON search_pages (documentId, page);
+                    CREATE VIRTUAL TABLE search_text USING fts5(
+                        body, content = 'search_pages', content_rowid = 'id',
+                        tokenize = 'unicode61 remove_diacritics 0');
+                    CREATE TRIGGER search_pages_added AFTER INSERT ON search_pages BEGIN
+                        INSERT INTO search_text (rowid, body) VALUES (NEW.id, NEW.body);
+                    END;
+                    CREATE TRIGGER search_pages_removed AFTER DELETE ON search_pages BEGIN
+                        INSERT INTO search_text (search_text, rowid, body) VALUES ('delete', OLD.id, OLD.body);
+                    END;
+                    CREATE TRIGGER documents_search_deleted AFTER DELETE ON documents BEGIN
+                        DELETE FROM search_pages WHERE documentId = OLD.id;
+                        DELETE FROM search_documents WHERE documentId = OLD.id;
+                    END;
+                    """)
+        }
         return migrator
     }
 }

@@ -14,7 +14,7 @@ public struct ListingCursors: Sendable {
     public static let maximumLength = 256
 
     /// The key's bytes (`SymmetricKey` is not `Sendable`).
-    private let key: Data
+    let key: Data
 
     /// Cursors sealed with `key`.
     public init(key: SymmetricKey) {
@@ -84,17 +84,17 @@ public struct ListingCursors: Sendable {
         return Data(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)).prefix(16))
     }
 
-    private static func constantTimeEqual(_ lhs: Data, _ rhs: Data) -> Bool {
+    static func constantTimeEqual(_ lhs: Data, _ rhs: Data) -> Bool {
         guard lhs.count == rhs.count else { return false }
         return zip(lhs, rhs).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
-    private static func base64URL(_ data: Data) -> String {
+    static func base64URL(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
-    private static func data(base64URL text: Substring) -> Data? {
+    static func data(base64URL text: Substring) -> Data? {
         guard !text.isEmpty, text.utf8.allSatisfy({ byte in
             (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")

@@ -17,7 +17,7 @@ import PostgresNIO
 /// service group) for as long as the catalog is used.
 public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
     /// The schema version this build writes; a database at a newer one is refused when the catalog opens.
-    public static let schemaVersion: Int32 = 5
+    public static let schemaVersion: Int32 = 6
 
     /// The channel each append notifies with its event id, and each update without an event with
     /// ``documentNotificationPrefix`` and the document's id.
@@ -26,8 +26,8 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
     /// What a notification of a document changed without an event starts with (then the document's id).
     public static let documentNotificationPrefix = "document "
 
-    private let client: PostgresClient
-    private let logger: Logger
+    let client: PostgresClient
+    let logger: Logger
     private let deadline: Duration
 
     /// The database's address, without its password.
@@ -193,6 +193,26 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
             INSERT INTO quire_document_directories (directory, files)
                 SELECT directory, count(*) FROM quire_document_files GROUP BY directory
             """,
+        ],
+        // The full-text index (``SearchIndex``): per document, the version it reflects; per page with text (and
+        // page 0, the metadata) its text and its `tsvector` (the 'simple' configuration: no stemming, no stop
+        // words, as SQLite's unicode61), under a GIN index. A document leaving the catalog leaves the index.
+        [
+            """
+            CREATE TABLE quire_search_documents (
+                document_id text PRIMARY KEY REFERENCES quire_documents (id) ON DELETE CASCADE,
+                version bigint NOT NULL,
+                status text NOT NULL CHECK (status IN ('text', 'encrypted', 'damaged', 'failed')),
+                pages bigint NOT NULL, text_bytes bigint NOT NULL, indexed_at bigint NOT NULL)
+            """,
+            """
+            CREATE TABLE quire_search_pages (
+                document_id text NOT NULL REFERENCES quire_search_documents (document_id) ON DELETE CASCADE,
+                page integer NOT NULL, label text, body text NOT NULL,
+                tsv tsvector NOT NULL GENERATED ALWAYS AS (to_tsvector('simple', body)) STORED,
+                PRIMARY KEY (document_id, page))
+            """,
+            "CREATE INDEX quire_search_pages_tsv ON quire_search_pages USING GIN (tsv)",
         ],
     ]
 
@@ -381,7 +401,7 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
         }
     }
 
-    private func documents(where clause: PostgresQuery, operation: String) async throws -> [DocumentRecord] {
+    func documents(where clause: PostgresQuery, operation: String) async throws -> [DocumentRecord] {
         let client = client
         let logger = logger
         var built: PostgresQuery = """
@@ -646,7 +666,7 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
         return event
     }
 
-    private func transaction<T: Sendable>(
+    func transaction<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
         let client = client
@@ -671,7 +691,7 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
     /// Runs a database access within the catalog's deadline, turning PostgreSQL's errors (and the deadline) into
     /// ``CatalogError/databaseFailed(path:operation:reason:)`` that names the operation; the catalog's own errors
     /// and cancellation pass through.
-    private func naming<T: Sendable>(
+    func naming<T: Sendable>(
         _ operation: String, _ access: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let deadline = deadline

@@ -75,6 +75,8 @@ public final class DocumentLibrary: Sendable {
     let dormantBox = Mutex<DormantDocuments?>(nil)
     /// The store's catch-up with its files (``catchUp()``): whether one runs, and whether another is wanted after it.
     let catchUpState = Mutex<(running: Bool, again: Bool)>((false, false))
+    /// The documents waiting for the search index (``runIndexing()``).
+    let searchIndexing: SearchIndexing
 
     /// Makes the library over an open catalog; starts its thread pool (one thread per core, at least two).
     /// - Parameters:
@@ -132,6 +134,7 @@ public final class DocumentLibrary: Sendable {
                 workers: configuration.pdfWorkers, deadline: configuration.pdfDeadline,
                 memoryLimitMiB: configuration.pdfMemoryMiB),
             metrics: metrics, logger: logger)
+        searchIndexing = SearchIndexing(concurrency: max(1, configuration.pdfWorkers - 1))
         uploadDirectory = configuration.storeDirectory.appendingPathComponent("files", isDirectory: true)
         try FileManager.default.createDirectory(
             at: uploadDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -14,7 +14,7 @@ public struct LibraryService: Service {
     }
 
     /// Watches the documents' directories, catches up with their files in the background, runs the event fan-out (a cluster node's follower of the shared log), the node's
-    /// heartbeats and sweeps, and the periodic content check (when configured) until shutdown, closes everything, frees the store's lock. Throws nothing.
+    /// heartbeats and sweeps, the search index (``DocumentLibrary/runIndexing()``), and the periodic content check (when configured) until shutdown, closes everything, frees the store's lock. Throws nothing.
     public func run() async throws {
         if let storeLock, !storeLock.locksDirectory {
             library.logger.warning(
@@ -36,6 +36,7 @@ public struct LibraryService: Service {
                         })
                 }
                 group.addTask { await library.catchUp() }
+                group.addTask { await library.runIndexing() }
                 group.addTask { await library.runContentChecks() }
                 group.addTask { try? await gracefulShutdown() }
             }

@@ -37,6 +37,15 @@ public final class StoreMetrics: Sendable {
     public let catchUpChanged: CoreMetrics.Counter
     /// 1 while a catch-up with the store's files runs, 0 otherwise (`quire_catch_up_running`).
     public let catchUpRunning: CoreMetrics.Gauge
+    /// Documents waiting to be indexed for search (`quire_search_index_waiting_documents`).
+    public let searchIndexWaiting: CoreMetrics.Gauge
+    /// How long the document that waits longest to be indexed has waited, in seconds
+    /// (`quire_search_index_oldest_wait_seconds`).
+    public let searchIndexOldestWait: CoreMetrics.Gauge
+    /// Pages whose text the search index took in (`quire_search_pages_indexed_total`).
+    public let searchPagesIndexed: CoreMetrics.Counter
+    /// Documents the search index took in (`quire_search_documents_indexed_total`).
+    public let searchDocumentsIndexed: CoreMetrics.Counter
 
     /// Makes the metrics on `registry` (a new one by default).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -62,10 +71,16 @@ public final class StoreMetrics: Sendable {
         catchUpDocuments = CoreMetrics.Counter(label: "quire_catch_up_documents_total", factory: factory)
         catchUpChanged = CoreMetrics.Counter(label: "quire_catch_up_changed_total", factory: factory)
         catchUpRunning = CoreMetrics.Gauge(label: "quire_catch_up_running", factory: factory)
+        searchIndexWaiting = CoreMetrics.Gauge(label: "quire_search_index_waiting_documents", factory: factory)
+        searchIndexOldestWait = CoreMetrics.Gauge(label: "quire_search_index_oldest_wait_seconds", factory: factory)
+        searchPagesIndexed = CoreMetrics.Counter(label: "quire_search_pages_indexed_total", factory: factory)
+        searchDocumentsIndexed = CoreMetrics.Counter(label: "quire_search_documents_indexed_total", factory: factory)
         openDocuments.record(0)
         conflicts.record(0)
         pdfQueueLength.record(0)
         catchUpRunning.record(0)
+        searchIndexWaiting.record(0)
+        searchIndexOldestWait.record(0)
     }
 
     /// The factory behind these metrics, for `MetricsSystem.bootstrap` in an executable.

@@ -13,6 +13,12 @@
 /// of its requests has run ``slowRun``: each new crafted document can hold one worker for one slow run before it
 /// waits behind the rest.
 ///
+/// Background requests (the search index's text extraction, ``Priority/background``) wait in one queue of their
+/// own, first come first served, and start only on a slot no interactive request can take: after every
+/// interactive request that can start has started, and never on the last idle slot of two or more
+/// (``backgroundCapacity``), so an interactive request that arrives finds a worker without waiting for a
+/// background one. They count neither towards a document's running limit nor towards its heaviness.
+///
 /// Which idle worker: the one that last served the same document, else the one idle the shortest time. A worker
 /// keeps the documents it opened lately and its process is warm (its pages in memory, its CPU not asleep);
 /// handing requests round the slots instead made every request wake a worker that had slept longest, measured at
@@ -22,6 +28,14 @@ struct PDFWorkScheduler {
     typealias JobID = UInt64
     /// A point in time, read by the executor.
     typealias Instant = ContinuousClock.Instant
+
+    /// How urgent a request is.
+    enum Priority: Sendable, Equatable {
+        /// A person or a program waits for it.
+        case interactive
+        /// Nobody waits (indexing): it runs on workers interactive requests leave idle.
+        case background
+    }
 
     /// What the executor must do.
     enum Action: Equatable {
@@ -42,12 +56,18 @@ struct PDFWorkScheduler {
     /// How many workers heavy documents may hold together: all but one up to seven workers, three quarters from
     /// eight on (never less than one).
     let heavyCapacity: Int
+    /// How many workers background requests may hold together: all but one from two workers on (one with one).
+    let backgroundCapacity: Int
+    /// How many slots there are.
+    let slotCount: Int
 
-    /// A running request: its document, when it started, whether its document was heavy then (or became so).
+    /// A running request: its document, when it started, whether its document was heavy then (or became so),
+    /// whether it is a background request.
     private struct Run {
         let key: String
         let startedAt: Instant
         var heavy: Bool
+        var background = false
     }
 
     /// Idle slots, the one idle the shortest time last.
@@ -66,6 +86,8 @@ struct PDFWorkScheduler {
     private var heavyUntil: [String: Instant] = [:]
     /// How many entries of ``heavyUntil`` there may be before the expired ones are dropped.
     private var heavyPruneAt = 64
+    /// Background requests waiting, oldest first, with their documents.
+    private var background: [(job: JobID, key: String)] = []
 
     /// A scheduler over `slots` idle worker slots (0 ..< slots).
     init(
@@ -79,10 +101,18 @@ struct PDFWorkScheduler {
         self.slowRun = slowRun
         self.penalty = penalty
         heavyCapacity = max(1, slots - max(1, slots / 4))
+        backgroundCapacity = max(1, slots - 1)
+        slotCount = slots
     }
 
-    /// Requests waiting, for the metrics.
+    /// Interactive requests waiting, for the metrics.
     var queuedCount: Int { queues.values.reduce(0) { $0 + $1.count } }
+
+    /// Background requests waiting.
+    var backgroundQueuedCount: Int { background.count }
+
+    /// How many slots run a background request.
+    var backgroundRunning: Int { runs.values.reduce(0) { $0 + ($1.background ? 1 : 0) } }
 
     /// Requests waiting for `key`.
     func queued(for key: String) -> Int { queues[key]?.count ?? 0 }
@@ -97,8 +127,14 @@ struct PDFWorkScheduler {
     var heavyRunning: Int { runs.values.reduce(0) { $0 + ($1.heavy ? 1 : 0) } }
 
     /// A request for document `key` arrived at `now`. An id given twice is rejected.
-    mutating func submitted(_ job: JobID, key: String, now: Instant) -> [Action] {
-        guard keyOfJob[job] == nil else { return [.rejectQueueFull(job)] }
+    mutating func submitted(_ job: JobID, key: String, priority: Priority = .interactive, now: Instant) -> [Action] {
+        guard keyOfJob[job] == nil, !background.contains(where: { $0.job == job }) else {
+            return [.rejectQueueFull(job)]
+        }
+        if priority == .background {
+            background.append((job, key))
+            return dispatch(now: now)
+        }
         guard queued(for: key) < maximumQueuedPerKey else { return [.rejectQueueFull(job)] }
         keyOfJob[job] = key
         queues[key, default: []].append(job)
@@ -110,7 +146,13 @@ struct PDFWorkScheduler {
     /// request that ran ``slowRun`` or longer makes its document heavy. A slot that is already idle, or that runs
     /// another document, is ignored.
     mutating func finished(slot: Int, key: String, now: Instant) -> [Action] {
-        guard let run = runs[slot], run.key == key, let count = running[key], count > 0 else { return [] }
+        guard let run = runs[slot], run.key == key else { return [] }
+        if run.background {
+            runs[slot] = nil
+            idleSlots.append(slot)
+            return dispatch(now: now)
+        }
+        guard let count = running[key], count > 0 else { return [] }
         if now - run.startedAt >= slowRun { markHeavy(key, now: now) }
         runs[slot] = nil
         running[key] = count == 1 ? nil : count - 1
@@ -121,6 +163,10 @@ struct PDFWorkScheduler {
     /// A waiting request is withdrawn (its caller gave up). Returns false when it is not waiting (unknown, or
     /// already started).
     mutating func withdrawn(_ job: JobID) -> Bool {
+        if let index = background.firstIndex(where: { $0.job == job }) {
+            background.remove(at: index)
+            return true
+        }
         guard let key = keyOfJob[job], var queue = queues[key], let index = queue.firstIndex(of: job) else {
             return false
         }
@@ -139,7 +185,7 @@ struct PDFWorkScheduler {
     /// Document `key` is heavy until `penalty` after `now`; its running requests count as heavy.
     private mutating func markHeavy(_ key: String, now: Instant) {
         heavyUntil[key] = now + penalty
-        for (slot, run) in runs where run.key == key && !run.heavy { runs[slot]?.heavy = true }
+        for (slot, run) in runs where run.key == key && !run.heavy && !run.background { runs[slot]?.heavy = true }
         if heavyUntil.count >= heavyPruneAt {
             heavyUntil = heavyUntil.filter { $0.value > now }
             heavyPruneAt = max(64, heavyUntil.count * 2)
@@ -150,7 +196,9 @@ struct PDFWorkScheduler {
     /// documents hold fewer than ``heavyCapacity`` workers) those of heavy ones, each on an idle slot, until
     /// either runs out. A request running ``slowRun`` or longer makes its document heavy here.
     private mutating func dispatch(now: Instant) -> [Action] {
-        for (_, run) in runs where !run.heavy && now - run.startedAt >= slowRun { markHeavy(run.key, now: now) }
+        for (_, run) in runs where !run.heavy && !run.background && now - run.startedAt >= slowRun {
+            markHeavy(run.key, now: now)
+        }
         var actions: [Action] = []
         for heavyPass in [false, true] {
             var skipped = 0
@@ -177,6 +225,15 @@ struct PDFWorkScheduler {
                 actions.append(.start(job, slot: slot))
                 skipped = 0
             }
+        }
+        // Background requests on what is left, keeping one slot idle for the next interactive request.
+        while !background.isEmpty, idleSlots.count > (slotCount > 1 ? 1 : 0), backgroundRunning < backgroundCapacity {
+            let (job, key) = background.removeFirst()
+            let chosen = idleSlots.lastIndex { lastKeyOfSlot[$0] == key } ?? idleSlots.count - 1
+            let slot = idleSlots.remove(at: chosen)
+            lastKeyOfSlot[slot] = key
+            runs[slot] = Run(key: key, startedAt: now, heavy: false, background: true)
+            actions.append(.start(job, slot: slot))
         }
         return actions
     }

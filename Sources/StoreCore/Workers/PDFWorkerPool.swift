@@ -50,6 +50,7 @@ final class PDFWorkerPool: Sendable {
         let pdf: PDFWorkPayload
         let edits: [PDFWorkerEdit]
         let key: String
+        var priority: PDFWorkScheduler.Priority = .interactive
         let continuation: Completion
     }
 
@@ -145,7 +146,8 @@ final class PDFWorkerPool: Sendable {
     /// ``run(_:pdf:edits:key:)`` for bytes sent often (an open document's): their memfd is made once.
     /// - Throws: as ``run(_:pdf:edits:key:)``.
     func run(
-        _ request: PDFWorkerRequest, pdf: PDFWorkPayload, edits: [PDFWorkerEdit] = [], key: String
+        _ request: PDFWorkerRequest, pdf: PDFWorkPayload, edits: [PDFWorkerEdit] = [], key: String,
+        priority: PDFWorkScheduler.Priority = .interactive
     ) async throws -> Data {
         let job = state.withLock { state in
             defer { state.nextJob += 1 }
@@ -156,7 +158,7 @@ final class PDFWorkerPool: Sendable {
                 submit(
                     job,
                     Pending(
-                        job: job, request: request, pdf: pdf, edits: edits, key: key,
+                        job: job, request: request, pdf: pdf, edits: edits, key: key, priority: priority,
                         continuation: .async(continuation)))
             }
         } onCancel: {
@@ -187,7 +189,8 @@ final class PDFWorkerPool: Sendable {
         let steps = state.withLock { state -> [Step] in
             guard !state.isShutDown else { return [.fail(pending, .shutDown)] }
             state.pending[job] = pending
-            return Self.steps(state.scheduler.submitted(job, key: pending.key, now: now), &state)
+            return Self.steps(
+                state.scheduler.submitted(job, key: pending.key, priority: pending.priority, now: now), &state)
         }
         let startsNow = steps.contains { step in
             if case .run(let started, _) = step { return started.job == job }
@@ -214,8 +217,11 @@ final class PDFWorkerPool: Sendable {
         for slot in slots { slot.queue.async { slot.stop() } }
     }
 
-    /// Requests waiting for a worker.
+    /// Interactive requests waiting for a worker.
     var queuedCount: Int { state.withLock { $0.scheduler.queuedCount } }
+
+    /// Background requests (indexing) waiting for a worker.
+    var backgroundQueuedCount: Int { state.withLock { $0.scheduler.backgroundQueuedCount } }
 
     /// Whether document `key`'s requests wait behind the others' now (``PDFWorkScheduler``: one of them ran long).
     func isHeavy(_ key: String) -> Bool {

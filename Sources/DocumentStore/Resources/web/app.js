@@ -236,11 +236,11 @@ function confirmDelete(info) {
 }
 
 function route() {
-  const match = /^#\/documents\/([^/]+)$/.exec(location.hash);
+  const match = /^#\/documents\/([^/]+)(?:\/pages\/([0-9]+))?$/.exec(location.hash);
   if (match) {
     const id = decodeURIComponent(match[1]);
     list.markOpen(id);
-    viewer.open(id);
+    viewer.open(id, match[2] ? Number(match[2]) : null);
   } else {
     viewer.close();
     list.markOpen(null);
@@ -248,6 +248,73 @@ function route() {
 }
 
 window.addEventListener("hashchange", route);
+
+// MARK: search: each result opens its document at its page
+
+const searchStatus = byID("search-status");
+const searchResults = byID("search-results");
+
+/** The nodes of a snippet the service sent as HTML (escaped text, matches in <mark>), built without innerHTML. */
+function snippetNodes(html) {
+  const unescape = (text) =>
+    text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+  const nodes = [];
+  let marked = false;
+  for (const part of html.split(/(<mark>|<\/mark>)/)) {
+    if (part === "<mark>" || part === "</mark>") {
+      marked = part === "<mark>";
+    } else if (part) {
+      const node = marked ? document.createElement("mark") : document.createTextNode(unescape(part));
+      if (marked) node.textContent = unescape(part);
+      nodes.push(node);
+    }
+  }
+  return nodes;
+}
+
+function searchHit(hit) {
+  const item = document.createElement("li");
+  const link = document.createElement("a");
+  const page = hit.page || 1;
+  link.href = `#/documents/${encodeURIComponent(hit.document)}/pages/${page}`;
+  link.className = "search-hit";
+  const title = document.createElement("strong");
+  title.textContent = hit.title || hit.document;
+  const place = document.createElement("span");
+  place.className = "search-place";
+  if (!hit.page) place.textContent = "title, author, subject or keywords";
+  else if (hit.label && hit.label !== String(hit.page)) place.textContent = `page ${hit.label} (${hit.page})`;
+  else place.textContent = `page ${hit.page}`;
+  const snippet = document.createElement("span");
+  snippet.className = "snippet";
+  snippet.append(...snippetNodes(hit.snippet));
+  link.append(title, " ", place, snippet);
+  item.append(link);
+  return item;
+}
+
+byID("search-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const q = byID("search-input").value.trim();
+  if (!q) {
+    searchStatus.hidden = true;
+    searchResults.hidden = true;
+    return;
+  }
+  searchStatus.hidden = false;
+  searchStatus.textContent = "Searching…";
+  try {
+    const answer = await getJSON(`/search?${new URLSearchParams({ q, limit: "20" })}`, "searching");
+    searchResults.replaceChildren(...answer.results.map(searchHit));
+    searchResults.hidden = answer.results.length === 0;
+    const count = `${answer.results.length}${answer.next ? " or more" : ""}`;
+    searchStatus.textContent =
+      answer.results.length === 0 ? "Nothing found." : `${count} ${answer.results.length === 1 ? "page" : "pages"} found`;
+  } catch (error) {
+    searchResults.hidden = true;
+    searchStatus.textContent = error.message;
+  }
+});
 
 // MARK: uploads, by the file picker and by drag and drop
 

@@ -63,8 +63,8 @@ export class DocumentViewer {
     return this.section.hidden ? null : this.openID;
   }
 
-  /** Opens document `id` (its info is read from the service). */
-  async open(id) {
+  /** Opens document `id` (its info is read from the service), at page `page` when one is given. */
+  async open(id, page = null) {
     const changed = this.openID !== id;
     this.openID = id;
     if (changed) {
@@ -73,6 +73,7 @@ export class DocumentViewer {
       this.info = null;
       byID("viewer-title").textContent = "Loading…";
     }
+    if (page) this.page = page;
     this.section.hidden = false;
     await this.reload();
     if (changed) byID("viewer-title").focus();

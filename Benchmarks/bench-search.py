@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Full-text search on one node, release build, one run (make bench-search): prints one table.
+
+- indexing: pages per second the index takes in (uploads of the real PDFs, text extracted in the workers at
+  background priority, while a client reads pages' text), against `pdftotext FILE -` on the same files;
+- a change -> searchable: a registered file replaced by rename with a new word, until GET /search finds it
+  (p50, p99 of CHANGES changes);
+- queries at DOCUMENTS one-page documents plus the real PDFs: one word, a phrase (p50, p99 of QUERIES each);
+- the index's size on disk against the text it holds (SQLite's dbstat of the search tables).
+
+Usage: bench-search.py BUILD_DIR DOCUMENTS PDF... (BUILD_DIR holds quire-store and quire-pdf).
+"""
+import http.client
+import json
+import os
+import queue
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from quire_service import free_port, start_service, stop_service  # noqa: E402
+
+CLIENTS = 8
+CHANGES = 100
+QUERIES = 200
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def one_page_pdf(words):
+    text = f"BT /F1 14 Tf 72 720 Td ({words}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length " + str(len(text)).encode() + b" >>\nstream\n" + text + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for index, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{index} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    for offset in offsets:
+        out += f"{offset:010d} 00000 n \n".encode()
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+def request(connection, method, path, body=None, headers=None):
+    connection.request(method, path, body=body, headers=headers or {})
+    response = connection.getresponse()
+    data = response.read()
+    if response.status >= 300:
+        raise SystemExit(f"{method} {path}: HTTP {response.status}: {data[:300]!r}")
+    return json.loads(data) if data and "json" in (response.getheader("Content-Type") or "") else data
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def metric(port, name):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    text = request(connection, "GET", "/metrics").decode()
+    connection.close()
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[-1])
+    return 0.0
+
+
+def upload_all(port, bodies):
+    """Uploads every body with CLIENTS threads; returns the ids."""
+    work = queue.Queue()
+    for body in bodies:
+        work.put(body)
+    ids, lock = [], threading.Lock()
+
+    def client():
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        while True:
+            try:
+                body = work.get_nowait()
+            except queue.Empty:
+                break
+            info = request(connection, "POST", "/documents", body, {"Content-Type": "application/pdf"})
+            with lock:
+                ids.append(info["id"])
+        connection.close()
+
+    threads = [threading.Thread(target=client) for _ in range(CLIENTS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return ids
+
+
+def wait_indexed(port, documents, timeout):
+    deadline = time.monotonic() + timeout
+    while metric(port, "quire_search_documents_indexed_total") < documents:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the index did not take in {documents} documents within {timeout} s")
+        time.sleep(0.05)
+
+
+def search(connection, query):
+    return request(connection, "GET", "/search?" + urllib.parse.urlencode({"q": query, "limit": "20"}))
+
+
+def main():
+    build, documents, pdfs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    work = tempfile.mkdtemp(prefix="quire-bench-search-")
+    for name in ("store", "root"):
+        os.makedirs(f"{work}/{name}")
+    os.makedirs(f"{work}/coordination", mode=0o700)
+    rows = []
+    try:
+        # pdftotext on the real PDFs: pages per second, one process at a time.
+        pages = {}
+        started = time.monotonic()
+        for pdf in pdfs:
+            subprocess.run(["pdftotext", pdf, "-"], check=True, stdout=subprocess.DEVNULL)
+            info = subprocess.run(["pdfinfo", pdf], check=True, capture_output=True, text=True).stdout
+            pages[pdf] = int(next(l.split()[-1] for l in info.splitlines() if l.startswith("Pages:")))
+        peer = sum(pages.values()) / (time.monotonic() - started)
+        log(f"pdftotext: {sum(pages.values())} pages at {peer:.0f} pages/s")
+
+        port = free_port()
+        server, _ = start_service(build, work, port)
+        try:
+            # Indexing the real PDFs while a reader asks for pages' text.
+            stop = threading.Event()
+
+            def reader(document):
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                while not stop.is_set():
+                    request(connection, "GET", f"/documents/{document}/pages/1/text")
+                connection.close()
+
+            warm = upload_all(port, [one_page_pdf("warm up")])
+            wait_indexed(port, 1, 60)
+            reading = threading.Thread(target=reader, args=(warm[0],))
+            reading.start()
+            bodies = [open(pdf, "rb").read() for pdf in pdfs]
+            started = time.monotonic()
+            upload_all(port, bodies)
+            wait_indexed(port, 1 + len(pdfs), 600)
+            elapsed = time.monotonic() - started
+            stop.set()
+            reading.join()
+            ours = sum(pages.values()) / elapsed
+            rows.append(("indexing, real PDFs, while serving", f"{ours:.0f} pages/s",
+                         f"pdftotext {peer:.0f} pages/s: {ours / peer:.2f}x (target >= 0.8x)"))
+            log(" | ".join(rows[-1]))
+
+            # A change -> searchable.
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            path = f"{work}/root/changing.pdf"
+            with open(path, "wb") as file:
+                file.write(one_page_pdf("first version"))
+            request(connection, "POST", "/documents", json.dumps({"files": [path]}).encode(),
+                    {"Content-Type": "application/json"})
+            latencies = []
+            for number in range(CHANGES):
+                word = f"change{number}x"
+                with open(path + ".tmp", "wb") as file:
+                    file.write(one_page_pdf(f"version {word}"))
+                started = time.monotonic()
+                os.rename(path + ".tmp", path)
+                while not search(connection, word)["results"]:
+                    if time.monotonic() - started > 10:
+                        raise SystemExit(f"{word} not searchable within 10 s")
+                    time.sleep(0.002)
+                latencies.append(time.monotonic() - started)
+            rows.append(("a change -> searchable", f"p50 {percentile(latencies, 0.5) * 1000:.0f} ms",
+                         f"p99 {percentile(latencies, 0.99) * 1000:.0f} ms (target <= 1 s)"))
+            log(" | ".join(rows[-1]))
+
+            # Queries at `documents` one-page documents.
+            log(f"uploading {documents} one-page documents")
+            words = ["apple", "river", "stone", "cloud", "maple", "ember", "frost", "amber", "cedar", "delta"]
+            bodies = [one_page_pdf(f"note {number} {words[number % 10]} {words[(number // 10) % 10]} "
+                                   f"unique{number}") for number in range(documents)]
+            before = metric(port, "quire_search_documents_indexed_total")
+            started = time.monotonic()
+            upload_all(port, bodies)
+            uploaded = time.monotonic() - started
+            wait_indexed(port, before + documents, 3600)
+            log(f"{documents} uploaded in {uploaded:.0f} s, all indexed {time.monotonic() - started:.0f} s after the "
+                "first upload")
+            connection.close()  # idle past the service's idle timeout while the store filled
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            for label, make in [("one word", lambda n: f"unique{n * 7919 % documents}"),
+                                ("phrase", lambda n: f"\"{words[n % 10]} {words[(n // 10) % 10]}\"")]:
+                times = []
+                for number in range(QUERIES):
+                    started = time.monotonic()
+                    search(connection, make(number))
+                    times.append(time.monotonic() - started)
+                target = "50" if label == "one word" else "100"
+                rows.append((f"query at {documents} documents, {label}",
+                             f"p50 {percentile(times, 0.5) * 1000:.1f} ms",
+                             f"p99 {percentile(times, 0.99) * 1000:.1f} ms (target <= {target} ms)"))
+            connection.close()
+        finally:
+            stop_service(server)
+
+        database = sqlite3.connect(f"{work}/store/catalog.sqlite")
+        try:
+            index_bytes = database.execute(
+                "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'search%'").fetchone()[0] or 0
+        except sqlite3.Error as error:
+            index_bytes = None
+            log(f"dbstat is not available ({error}): no size figure")
+        text_bytes = database.execute("SELECT sum(textBytes) FROM search_documents").fetchone()[0] or 0
+        database.close()
+        if index_bytes is not None:
+            rows.append(("index on disk / text", f"{index_bytes / 1e6:.1f} MB / {text_bytes / 1e6:.1f} MB",
+                         f"{index_bytes / max(1, text_bytes):.2f}x (target <= 1.5x beyond the text: "
+                         f"{(index_bytes - text_bytes) / max(1, text_bytes):.2f}x)"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("| measure | result | against |")
+    print("|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+import Crypto
+import Foundation
+
+/// The query of `GET /search`, checked: what a client may ask of the index.
+public enum SearchParameters {
+    /// The parameters `GET /search` takes.
+    public static let parameters: Set<String> = ["q", "limit", "cursor", "state", "document"]
+
+    /// The request the query items ask for (`q` the query, see ``SearchQuery``; `limit` 1…100, default 20;
+    /// `cursor` one this store gave for the same query and filters; `state` repeatable, each one name or several
+    /// separated by commas; `document` a document id).
+    /// - Throws: ``StoreError/invalidParameter(_:reason:)`` naming the first parameter that is missing (`q`),
+    ///   unknown, repeated (other than `state`), out of range or malformed.
+    public static func request(
+        _ items: [(name: String, value: String)], cursors: ListingCursors
+    ) throws(StoreError) -> SearchRequest {
+        var seen = Set<String>()
+        var text: String?
+        var limit = SearchRequest.defaultLimit
+        var cursor: String?
+        var states = Set<DocumentState.Name>()
+        var document: DocumentID?
+        for (name, value) in items {
+            guard parameters.contains(name) else {
+                throw .invalidParameter(
+                    String(name.prefix(40)),
+                    reason: "GET /search takes \(parameters.sorted().joined(separator: ", ")) only")
+            }
+            guard name == "state" || seen.insert(name).inserted else {
+                throw .invalidParameter(name, reason: "\(name) may be given once")
+            }
+            switch name {
+            case "q":
+                text = value
+            case "limit":
+                guard let number = Int(value), (1...SearchRequest.maximumLimit).contains(number) else {
+                    throw .invalidParameter(
+                        "limit",
+                        reason: "limit must be a whole number from 1 to \(SearchRequest.maximumLimit), not "
+                            + "\"\(value.prefix(40))\"")
+                }
+                limit = number
+            case "cursor":
+                cursor = value
+            case "state":
+                for part in value.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let state = DocumentState.Name(rawValue: String(part)) else {
+                        throw .invalidParameter(
+                            "state",
+                            reason: "unknown state \"\(part.prefix(40))\": one of "
+                                + DocumentState.Name.allCases.map(\.rawValue).joined(separator: ", "))
+                    }
+                    states.insert(state)
+                }
+            default:  // document
+                guard let id = DocumentID(rawValue: value) else {
+                    throw .invalidParameter("document", reason: "\"\(value.prefix(40))\" is not a document id")
+                }
+                document = id
+            }
+        }
+        guard let text else { throw .invalidParameter("q", reason: "q, the text to look for, is required") }
+        let query: SearchQuery
+        do {
+            query = try SearchQuery(parsing: text)
+        } catch {
+            throw .invalidParameter("q", reason: error.description)
+        }
+        var request = SearchRequest(query: query, states: states, document: document, limit: limit)
+        if let cursor { request.after = try cursors.open(search: cursor, for: request) }
+        return request
+    }
+}
+
+extension ListingCursors {
+    /// The cursor of the page of hits that starts after `position`, for `request`'s query and filters.
+    public func seal(search position: SearchPosition, for request: SearchRequest) -> String {
+        let payload = Data("s1|\(position.score.bitPattern)|\(position.page)|\(position.documentID)".utf8)
+        return Self.base64URL(payload) + "." + Self.base64URL(searchTag(payload, request))
+    }
+
+    /// The position a search `cursor` names, checked against `request`'s query and filters.
+    /// - Throws: ``StoreError/invalidParameter(_:reason:)`` naming `cursor` when it is too long, malformed,
+    ///   altered, from another store, or was made for another query or other filters.
+    public func open(search cursor: String, for request: SearchRequest) throws(StoreError) -> SearchPosition {
+        func refuse(_ why: String) -> StoreError {
+            .invalidParameter("cursor", reason: "the cursor \(why): search again without one")
+        }
+        guard cursor.utf8.count <= Self.maximumLength else { throw refuse("is too long") }
+        let parts = cursor.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let payload = Self.data(base64URL: parts[0]), let tag = Self.data(base64URL: parts[1])
+        else { throw refuse("is not one this service gave") }
+        guard tag.count == 16, Self.constantTimeEqual(tag, searchTag(payload, request)) else {
+            throw refuse("was altered, is from another store, or was made for another query or filters")
+        }
+        let fields = String(decoding: payload, as: UTF8.self).split(
+            separator: "|", maxSplits: 3, omittingEmptySubsequences: false)
+        guard fields.count == 4, fields[0] == "s1", let bits = UInt64(fields[1]), let page = Int(fields[2]),
+            DocumentID.isValid(String(fields[3]))
+        else { throw refuse("is not one this version understands") }
+        return SearchPosition(score: Double(bitPattern: bits), documentID: String(fields[3]), page: page)
+    }
+
+    /// The MAC of a position under the search's query and filters.
+    private func searchTag(_ payload: Data, _ request: SearchRequest) -> Data {
+        let states = request.states.sorted().map(\.rawValue).joined(separator: ",")
+        var message = payload
+        message.append(
+            Data("|search|\(request.query.canonicalText)|\(states)|\(request.document?.rawValue ?? "")".utf8))
+        return Data(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)).prefix(16))
+    }
+}
