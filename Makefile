@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 
 .PHONY: all deps browser-deps build run cluster compare-cluster compare-web test browser-test release clean fixtures fuzz bench compare compare-coordination \
-	compare-store contract chaos bench-scale bench-takeover install uninstall man packaging-deps install-check
+	compare-store contract chaos bench-scale bench-takeover install uninstall man packaging-deps install-check deb deb-check
 
 all: build
 
@@ -163,8 +163,8 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
-# What the install check needs from Debian: shells to parse the completions, man to render the pages.
-PACKAGING_PACKAGES := zsh fish man-db
+# What the packaging checks need from Debian: shells to parse the completions, lintian for the package.
+PACKAGING_PACKAGES := zsh fish lintian man-db
 
 packaging-deps:
 	@missing=""; \
@@ -197,6 +197,15 @@ install: $(if $(QUIRE_BIN),,release) man
 uninstall:
 	scripts/install.sh --uninstall "" "$(DESTDIR)" "$(BINDIR)" "$(MANDIR)" "$(SYSCONFDIR)" \
 	  "$(UNITDIR)" "$(BASHCOMPDIR)" "$(ZSHCOMPDIR)" "$(FISHCOMPDIR)"
+
+# The Debian package (scripts/build-deb.sh), from the release build through the same install step: .build/deb/.
+deb: $(if $(QUIRE_BIN),,release) man
+	scripts/build-deb.sh "$(install-binaries-from)" .build/deb
+
+# Builds the package and checks it (scripts/check-deb.sh): its contents, lintian, and dpkg -i / -r / -P into a
+# throwaway root. Slow (a release build): run by .ci/run, not by make test.
+deb-check: packaging-deps deb
+	scripts/check-deb.sh .build/deb/quire_*.deb
 
 # Installs the debug build into a temporary root and checks it (scripts/check-install.sh): the file list exactly,
 # the man pages render, the completions parse, the units verify offline, the installed quire serve answers /health.
