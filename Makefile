@@ -9,7 +9,8 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 
 .PHONY: all deps browser-deps build run cluster compare-cluster compare-web test browser-test release clean fixtures fuzz bench compare compare-coordination \
-	compare-store contract chaos bench-scale bench-takeover docs bench-search
+	compare-store contract chaos bench-scale bench-takeover docs bench-search install uninstall man packaging-deps \
+	install-check deb deb-check
 
 all: build
 
@@ -59,14 +60,16 @@ cluster: build
 # They run one at a time (--no-parallel, about 70 s): in parallel, the suites that block threads while other
 # processes work (cross-process coordination, the CLI, the service) held both threads of Swift's cooperative pool
 # on 2 cores for up to 30 s, and async suites timed out waiting for it (measured: 3 of 6 full runs).
-# Then the web page's browser tests (Tests/browser/run.sh, about a minute), also when a Swift test failed.
-test: deps browser-deps
+# Then the web page's browser tests (Tests/browser/run.sh, about a minute), also when a Swift test failed, and the
+# install check (scripts/check-install.sh, about a minute: the debug build installed into a temporary root).
+test: deps browser-deps packaging-deps
 	$(SWIFT) build --build-tests
 	@scratch=$$(mktemp -d) && chmod 700 $$scratch && \
 	QUIRE_COORDINATION_DIR=$$scratch/coordination QUIRE_VERSIONS_DIR=$$scratch/versions \
 	  $(SWIFT) test --skip-build --no-parallel; \
 	status=$$?; rm -rf $$scratch; \
-	Tests/browser/run.sh || status=1; exit $$status
+	Tests/browser/run.sh || status=1; \
+	scripts/check-install.sh "$$($(SWIFT) build --show-bin-path)" || status=1; exit $$status
 
 # The libraries' DocC documentation (FileCoordination, FileCoordinationCompat, DocumentModel, Documents, Poppler,
 # StoreClient), combined into one static site in .build/docs; any DocC warning (an unresolved symbol link, say)
@@ -160,6 +163,69 @@ bench-takeover: deps
 # searchable, queries at BENCH_SEARCH_DOCUMENTS one-page documents (default 100,000), the index's size on disk.
 bench-search: deps
 	SWIFT=$(SWIFT) Benchmarks/bench-search.sh
+
+# Installing (Docs/operating.md, "Installing"): the three executables, their man pages, bash/zsh/fish completions,
+# the systemd unit and the default configuration; nothing else. `make install PREFIX=/usr DESTDIR=/tmp/root`.
+# QUIRE_BIN names a folder of built executables to install instead of the release build (the install check uses the
+# debug build that `make test` made).
+PREFIX ?= /usr/local
+DESTDIR ?=
+QUIRE_BIN ?=
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+# What the packaging checks need from Debian: shells to parse the completions, lintian for the package.
+PACKAGING_PACKAGES := zsh fish lintian man-db
+
+packaging-deps:
+	@missing=""; \
+	for package in $(PACKAGING_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing for the packaging checks:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+# Man pages from the commands' own help (swift-argument-parser's generate-manual plugin, one page per command:
+# quire.1, quire.serve.1, …), from the debug build: the pages depend on the command definitions only. The generator
+# copies a discussion's blank lines as they are, which mdoc warns about: they become paragraph breaks (.Pp).
+man:
+	$(SWIFT) package generate-manual --configuration debug --multi-page --authors "The Quire authors" \
+	  --section 1 >/dev/null
+	rm -rf .build/man && mkdir -p .build/man && cp .build/plugins/GenerateManual/outputs/quire/quire*.1 .build/man/
+	sed -i 's/^$$/.Pp/' .build/man/*.1
+
+# The executables to install: QUIRE_BIN, else the release build (built first).
+install-binaries-from = $(if $(QUIRE_BIN),$(QUIRE_BIN),$(shell SWIFT=$(SWIFT) scripts/release-build.sh --show-bin-path))
+
+install: $(if $(QUIRE_BIN),,release) man
+	scripts/install.sh "$(install-binaries-from)" "$(DESTDIR)" "$(BINDIR)" "$(MANDIR)" "$(SYSCONFDIR)" \
+	  "$(UNITDIR)" "$(BASHCOMPDIR)" "$(ZSHCOMPDIR)" "$(FISHCOMPDIR)"
+
+# Removes what `make install` put there (with the same PREFIX and DESTDIR); a configuration file that was changed
+# stays, and so do the store and its data.
+uninstall:
+	scripts/install.sh --uninstall "" "$(DESTDIR)" "$(BINDIR)" "$(MANDIR)" "$(SYSCONFDIR)" \
+	  "$(UNITDIR)" "$(BASHCOMPDIR)" "$(ZSHCOMPDIR)" "$(FISHCOMPDIR)"
+
+# The Debian package (scripts/build-deb.sh), from the release build through the same install step: .build/deb/.
+deb: $(if $(QUIRE_BIN),,release) man
+	scripts/build-deb.sh "$(install-binaries-from)" .build/deb
+
+# Builds the package and checks it (scripts/check-deb.sh): its contents, lintian, and dpkg -i / -r / -P into a
+# throwaway root. Slow (a release build): run by .ci/run, not by make test.
+deb-check: packaging-deps deb
+	scripts/check-deb.sh .build/deb/quire_*.deb
+
+# Installs the debug build into a temporary root and checks it (scripts/check-install.sh): the file list exactly,
+# the man pages render, the completions parse, the units verify offline, the installed quire serve answers /health.
+install-check: packaging-deps
+	scripts/check-install.sh "$$($(SWIFT) build --show-bin-path)"
 
 clean:
 	rm -rf .build

@@ -137,6 +137,12 @@ let package = Package(
                 .embedInCode("Resources/web/icon.svg"),
             ]
         ),
+        // What `quire serve` and its supervisor (systemd) say to each other: readiness, status, watchdog, reload
+        // and stop notifications (a pure state machine and its datagram driver), logs fit for the journal.
+        .target(
+            name: "Supervision",
+            dependencies: ["QuireSystem", "CQuireLinux", .product(name: "Logging", package: "swift-log")]
+        ),
         // The command line: arguments and help shared by both executables (no poppler here).
         .target(
             name: "QuireCommandLine",
@@ -186,8 +192,12 @@ let package = Package(
                 "FileCoordination",
                 "StoreClient",
                 "QuireCommandLine",
+                "Supervision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -199,6 +209,7 @@ let package = Package(
         .testTarget(name: "PDFWorkerWireTests", dependencies: ["PDFWorkerWire", "PDFTypes"]),
         .testTarget(name: "CoordinationArbiterTests", dependencies: ["CoordinationArbiter"]),
         .testTarget(name: "QuireSystemTests", dependencies: ["QuireSystem"]),
+        .testTarget(name: "SupervisionTests", dependencies: ["Supervision", "QuireTestSupport"]),
         // A helper process for the cross-process tests (spawned by FileCoordinationTests, never shipped).
         .executableTarget(
             name: "CoordinationProbe", dependencies: ["FileCoordination", "FileCoordinationCompat", "QuireSystem"],

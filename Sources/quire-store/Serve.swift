@@ -7,8 +7,13 @@ import Logging
 import Metrics
 import NIOCore
 import QuireCommandLine
+import ServiceLifecycle
+import Supervision
+import UnixSignals
 
-/// `quire serve`: reads the configuration, then runs the document-store service until SIGINT or SIGTERM.
+/// `quire serve`: reads the configuration, then runs the document-store service until SIGINT or SIGTERM, telling
+/// a supervisor (systemd, `Type=notify`) when it is ready, what it does, that it is alive and that it stops, and
+/// reloading what it can on SIGHUP.
 struct Serve: AsyncParsableCommand {
     static let configuration = ServeArguments.configuration
 
@@ -17,21 +22,67 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let configuration = try loadConfiguration()
-            let level = Self.logLevel()
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = level
-                return handler
-            }
+            let supervisor = try Self.supervisorEnvironment()
+            let levels = LogLevelControl(configuration.logLevel)
+            let format = Self.logFormat(configuration, journal: SupervisedLogHandler.standardErrorIsJournal(supervisor))
+            LoggingSystem.bootstrap { label in SupervisedLogHandler(label: label, format: format, control: levels) }
             try Self.configureCoordination(configuration)
             let metrics = StoreMetrics()
             MetricsSystem.bootstrap(metrics.metricsFactory)
-            if let database = configuration.database {
-                try await Self.run(try await makeClusterNode(configuration, database: database, metrics: metrics),
-                    configuration)
-            } else {
-                try await Self.run(try makeApplication(configuration, metrics: metrics), configuration)
+            let logger = Logger(label: "quire.serve")
+            let control = ServiceControl(configuration: configuration)
+            let reloader = ConfigurationReloader(
+                configFile: arguments.config, overrides: arguments.overrides, control: control, levels: levels,
+                logger: logger)
+            let notifier = try Self.notifier(supervisor, logger: logger) { await reloader.reload() }
+            defer { notifier.close() }
+            notifier.started()
+            // Trapped before the server can accept: from READY=1 on, SIGHUP reloads and never ends the process.
+            let hangups = await UnixSignalsSequence(trapping: .sighup)
+            let supervision = SupervisionService(notifier: notifier, control: control, hangups: hangups)
+            let onRunning: @Sendable (any Channel) async -> Void = { channel in
+                Self.announce(channel, configuration)
+                if let activity = control.activity() { notifier.statusChanged(activity.description) }
+                notifier.listening()
             }
+            if let database = configuration.database {
+                try await Self.run(
+                    try await makeClusterNode(
+                        configuration, database: database, metrics: metrics, control: control, onRunning: onRunning),
+                    supervision: supervision, configuration, logger: logger)
+            } else {
+                try await Self.run(
+                    try makeApplication(configuration, metrics: metrics, control: control, onRunning: onRunning),
+                    supervision: supervision, configuration, logger: logger)
+            }
+        }
+    }
+
+    /// What the supervisor said in the environment; a variable it set that cannot be used is exit code 78.
+    private static func supervisorEnvironment() throws -> SupervisorEnvironment {
+        do {
+            return try SupervisorEnvironment(ProcessInfo.processInfo.environment, processID: getpid())
+        } catch {
+            throw CommandFailure(error.description, exitCode: CommandFailure.configuration)
+        }
+    }
+
+    /// The notifier to `NOTIFY_SOCKET` (none set: it sends nothing, and SIGHUP still reloads).
+    private static func notifier(
+        _ supervisor: SupervisorEnvironment, logger: Logger, reload: @escaping @Sendable () async -> Void
+    ) throws -> SupervisorNotifier {
+        do {
+            return try SupervisorNotifier(environment: supervisor, logger: logger, reload: reload)
+        } catch {
+            throw CommandFailure("cannot make the socket to NOTIFY_SOCKET: \(error)", exitCode: CommandFailure.software)
+        }
+    }
+
+    /// The shape of the log lines: JSON when configured, the journal's when standard error is the journal.
+    private static func logFormat(_ configuration: StoreConfiguration, journal: Bool) -> LogLineFormat {
+        switch configuration.logFormat {
+        case .json: LogLineFormat(style: .json(journal: journal))
+        case .text: LogLineFormat(style: journal ? .journal : .text)
         }
     }
 
@@ -45,12 +96,6 @@ struct Serve: AsyncParsableCommand {
         try CoordinationService.configure(coordination)
     }
 
-    /// The log level: `QUIRE_LOG_LEVEL` (trace, debug, info, notice, warning, error, critical), else info.
-    private static func logLevel() -> Logger.Level {
-        ProcessInfo.processInfo.environment["QUIRE_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) }
-            ?? .info
-    }
-
     /// The configuration from the flags, `QUIRE_*` and the file; an invalid one is exit code 78.
     private func loadConfiguration() throws -> StoreConfiguration {
         do {
@@ -60,10 +105,21 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    /// Runs the application until SIGINT or SIGTERM.
-    private static func run(_ application: some ApplicationProtocol, _ configuration: StoreConfiguration) async throws {
+    /// Runs the application and the supervision until SIGINT or SIGTERM, which stop both gracefully (the
+    /// supervision first: `STOPPING=1` goes out as the shutdown starts).
+    private static func run(
+        _ application: some ApplicationProtocol, supervision: SupervisionService,
+        _ configuration: StoreConfiguration, logger: Logger
+    ) async throws {
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    ServiceGroupConfiguration.ServiceConfiguration(service: application),
+                    ServiceGroupConfiguration.ServiceConfiguration(service: supervision),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            try await application.runService()
+            try await group.run()
         } catch {
             throw ServiceFailure.failure(error, configuration: configuration)
         }
@@ -75,30 +131,31 @@ struct Serve: AsyncParsableCommand {
         StandardStreams.print("quire serve: listening on \(ServiceFailure.url(host: configuration.host, port: port))\n")
     }
 
-    /// A cluster node on `database` (``StoreConfiguration/database``), which prints the listening line once it
-    /// accepts connections.
+    /// A cluster node on `database` (``StoreConfiguration/database``), which calls `onRunning` once it accepts
+    /// connections.
     private func makeClusterNode(
-        _ configuration: StoreConfiguration, database: DatabaseAddress, metrics: StoreMetrics
+        _ configuration: StoreConfiguration, database: DatabaseAddress, metrics: StoreMetrics,
+        control: ServiceControl, onRunning: @escaping @Sendable (any Channel) async -> Void
     ) async throws -> some ApplicationProtocol {
         do {
             return try await buildClusterApplication(
                 configuration: configuration, database: database, metrics: metrics,
-                logger: Logger(label: "quire.serve"), version: QuireVersion.current
-            ) { channel in Self.announce(channel, configuration) }
+                logger: Logger(label: "quire.serve"), version: QuireVersion.current, control: control,
+                onServerRunning: onRunning)
         } catch {
             throw ServiceFailure.storeFailure(error, configuration: configuration)
         }
     }
 
-    /// The application, which prints the listening line once it accepts connections.
-    private func makeApplication(_ configuration: StoreConfiguration, metrics: StoreMetrics) throws
-        -> some ApplicationProtocol
-    {
+    /// The application, which calls `onRunning` once it accepts connections.
+    private func makeApplication(
+        _ configuration: StoreConfiguration, metrics: StoreMetrics, control: ServiceControl,
+        onRunning: @escaping @Sendable (any Channel) async -> Void
+    ) throws -> some ApplicationProtocol {
         do {
             return try buildApplication(
                 configuration: configuration, metrics: metrics, logger: Logger(label: "quire.serve"),
-                version: QuireVersion.current
-            ) { channel in Self.announce(channel, configuration) }
+                version: QuireVersion.current, control: control, onServerRunning: onRunning)
         } catch {
             throw ServiceFailure.storeFailure(error, configuration: configuration)
         }

@@ -11,6 +11,7 @@ extension ServeArguments {
             idleTimeoutSeconds: idleTimeoutSeconds, minBodyBytesPerSecond: minBodyBytesPerSecond,
             bodyTimeoutSeconds: bodyTimeoutSeconds, maxConnections: maxConnections, pdfWorkers: pdfWorkers,
             pdfDeadlineSeconds: pdfDeadlineSeconds, pdfMemoryMiB: pdfMemoryMiB, token: token,
-            database: database, contentCheckSeconds: contentCheckSeconds, roots: roots)
+            database: database, contentCheckSeconds: contentCheckSeconds, roots: roots, logLevel: logLevel,
+            logFormat: logFormat)
     }
 }

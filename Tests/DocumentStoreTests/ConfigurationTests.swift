@@ -239,7 +239,7 @@ struct ConfigurationTests {
                 + "coordination.scope, maxUploadBytes, maxOpenDocuments, maxDPI, uploadBudgetBytes, "
                 + "headerTimeoutSeconds, "
                 + "idleTimeoutSeconds, minBodyBytesPerSecond, bodyTimeoutSeconds, maxConnections, pdfWorkers, pdfDeadlineSeconds, pdfMemoryMiB, token, database, "
-                + "contentCheckSeconds, roots)"),
+                + "contentCheckSeconds, roots, log.level, log.format)"),
         InvalidCase(
             overrides: ConfigurationOverrides(pdfWorkers: 0),
             "invalid configuration: pdfWorkers = 0 from flag --pdf-workers: must be a number of worker processes "

@@ -37,6 +37,13 @@ struct QuireProcess {
             // `ulimit -n` of 1024.
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = ["-c", "ulimit -Sn \(files) && exec \"$0\" \"$@\"", executable.path] + arguments
+        } else if extra["QUIRE_TEST_JOURNAL_STREAM"] != nil {
+            // The child's JOURNAL_STREAM names its standard error's device and inode, as systemd sets it for a
+            // service whose standard error is the journal.
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments =
+                ["-c", "export JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) && exec \"$0\" \"$@\"", executable.path]
+                + arguments
         } else {
             process.executableURL = executable
             process.arguments = arguments

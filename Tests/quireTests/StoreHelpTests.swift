@@ -72,10 +72,13 @@ struct StoreHelpTests {
         QUIRE_MAX_OPEN_DOCUMENTS, QUIRE_MAX_DPI, QUIRE_UPLOAD_BUDGET_BYTES, QUIRE_HEADER_TIMEOUT_SECONDS,
         QUIRE_IDLE_TIMEOUT_SECONDS, QUIRE_MIN_BODY_BYTES_PER_SECOND, QUIRE_BODY_TIMEOUT_SECONDS,
         QUIRE_MAX_CONNECTIONS, QUIRE_PDF_WORKERS, QUIRE_PDF_DEADLINE_SECONDS, QUIRE_PDF_MEMORY_MIB,
-        QUIRE_DATABASE, QUIRE_CONTENT_CHECK_SECONDS), which beat the --config file, which beats the
-        built-in defaults (config/quire.json; config/README.md lists every key). Prints "quire serve:
-        listening on http://HOST:PORT" on standard output once it accepts connections (with the port chosen
-        when --port is 0); the log goes to standard error. SIGINT or SIGTERM stops it gracefully.
+        QUIRE_DATABASE, QUIRE_CONTENT_CHECK_SECONDS, QUIRE_LOG_LEVEL, QUIRE_LOG_FORMAT), which beat the
+        --config file, which beats the built-in defaults (config/quire.json; config/README.md lists every
+        key). Prints "quire serve: listening on http://HOST:PORT" on standard output once it accepts
+        connections (with the port chosen when --port is 0); the log goes to standard error. SIGINT or
+        SIGTERM stops it gracefully; SIGHUP reads the configuration again (the token, the upload limit and
+        the log level change at once; other keys need a restart). Under systemd (Type=notify) it reports
+        READY=1 once it accepts connections, STATUS= lines, watchdog pings and STOPPING=1.
 
         Exit codes: 0 stopped by SIGINT or SIGTERM; 64 bad usage; 69 the address cannot be bound; 70
         internal failure; 73 the store directory or its catalog cannot be opened; 75 another quire serve
@@ -122,6 +125,11 @@ struct StoreHelpTests {
           --pdf-deadline-seconds <n>
                                   How long one page render or text extraction may take (default: 10).
           --pdf-memory-mib <n>    The memory one PDF worker process may map, in MiB (default: 2048).
+          --log-level <level>     The lowest level of log line written: trace, debug, info, notice,
+                                  warning, error or critical (default: info).
+          --log-format <text|json>
+                                  How log lines are written: text (with a priority prefix and no time under
+                                  systemd's journal) or json (default: text).
           --version               Show the version.
           -h, --help              Show help information.
 

@@ -24,6 +24,8 @@ import StoreCore
 ///   - eventBufferBound: How many items an event stream may fall behind before it is ended (its client resumes
 ///     with `Last-Event-ID`).
 ///   - version: The Quire version the node reports (`GET /nodes`, `quire status`).
+///   - control: What the executable reads (the library's activity) and reloads (the token, the upload limit) while
+///     the service runs; by default one of its own.
 ///   - onServerRunning: Called once the server listens, with its channel (whose `localAddress` has the port
 ///     chosen when the configured port is 0).
 /// - Throws: ``StoreLockError`` when another service holds the store (or its lock cannot be taken),
@@ -37,6 +39,7 @@ public func buildApplication(
     keepAliveInterval: Duration = .seconds(15),
     eventBufferBound: Int = 10_000,
     version: String = "unknown",
+    control: ServiceControl? = nil,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     // One service per store: the lock comes before the catalog, and is held until the library shuts down.
@@ -48,10 +51,10 @@ public func buildApplication(
     return storeApplication(
         library: library, catalog: catalog, configuration: configuration, controllers: controllers,
         metrics: metrics, logger: logger, services: [LibraryService(library: library, storeLock: storeLock)],
-        onServerRunning: onServerRunning)
+        control: control ?? ServiceControl(configuration: configuration), onServerRunning: onServerRunning)
 }
 
-/// Builds a cluster node (``StoreConfiguration/database`` set): as ``buildApplication(configuration:controllers:metrics:logger:keepAliveInterval:eventBufferBound:onServerRunning:)``,
+/// Builds a cluster node (``StoreConfiguration/database`` set): as ``buildApplication(configuration:controllers:metrics:logger:keepAliveInterval:eventBufferBound:version:control:onServerRunning:)``,
 /// but the catalog and the event log are the shared PostgreSQL's (``PostgresCatalog``; its schema is brought up to
 /// date first, through a client of its own), every node's events reach this node's `/events` clients
 /// (``EventFanOutKind/postgres(_:pollInterval:)``), the store directory is shared with the other nodes (no store
@@ -68,6 +71,7 @@ public func buildClusterApplication(
     keepAliveInterval: Duration = .seconds(15),
     eventBufferBound: Int = 10_000,
     version: String = "unknown",
+    control: ServiceControl? = nil,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     // PostgresNIO logs every failed connection attempt at info (one line a second while the database is down):
@@ -104,7 +108,7 @@ public func buildClusterApplication(
             LibraryService(library: library), HTTPClientService(client: forwardingClient),
         ],
         forwarder: OwnerForwarder(library: library, client: forwardingClient),
-        onServerRunning: onServerRunning)
+        control: control ?? ServiceControl(configuration: configuration), onServerRunning: onServerRunning)
 }
 
 /// The Hummingbird application over `library`: the router (built-in routes, the document routes and
@@ -113,12 +117,16 @@ public func buildClusterApplication(
 private func storeApplication(
     library: DocumentLibrary, catalog: any CatalogDatabase, configuration: StoreConfiguration,
     controllers: [any RouteController], metrics: StoreMetrics, logger: Logger, services: [any Service],
-    forwarder: OwnerForwarder? = nil, onServerRunning: @escaping @Sendable (any Channel) async -> Void
+    forwarder: OwnerForwarder? = nil, control: ServiceControl,
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void
 ) -> some ApplicationProtocol {
+    control.attach(library)
     let router = buildRouter(
         configuration: configuration, catalog: catalog, metrics: metrics,
-        controllers: documentControllers(library: library, configuration: configuration, forwarder: forwarder)
-            + controllers)
+        controllers: documentControllers(
+            library: library, configuration: configuration, forwarder: forwarder, control: control)
+            + controllers,
+        control: control)
     let server = HTTPServerBuilder.store(
         library: library, metrics: metrics, logger: logger, logLevel: .info, serverName: "quire")
     return Application(
@@ -148,12 +156,15 @@ struct PostgresClientService: Service {
 }
 
 /// The controllers of the document routes (`/documents…`, `/events`, `/nodes`) over `library`; a cluster node's
-/// `forwarder` sends the requests for documents other nodes own to them.
+/// `forwarder` sends the requests for documents other nodes own to them; the upload limit is `control`'s (by
+/// default the configuration's, fixed).
 public func documentControllers(
-    library: DocumentLibrary, configuration: StoreConfiguration, forwarder: OwnerForwarder? = nil
+    library: DocumentLibrary, configuration: StoreConfiguration, forwarder: OwnerForwarder? = nil,
+    control: ServiceControl? = nil
 ) -> [any RouteController] {
     [
-        DocumentsController(library: library, maxUploadBytes: configuration.maxUploadBytes, forwarder: forwarder),
+        DocumentsController(
+            library: library, control: control ?? ServiceControl(configuration: configuration), forwarder: forwarder),
         EventsController(library: library),
         NodesController(library: library, isCluster: configuration.database != nil),
         SearchController(library: library),
@@ -164,9 +175,9 @@ public func documentControllers(
 /// `/openapi.yaml`, the web page at `/` and `/assets/…`) and `controllers`.
 ///
 /// Middleware, outermost first: `RequestTelemetryMiddleware` (log line, metrics, `X-Request-ID`),
-/// `ProblemResponseMiddleware` (every error as problem details; 405 with `Allow` for a known path), and, when a
-/// token is configured, `BearerTokenMiddleware` (mutating methods need it; so the web page and the reads it makes
-/// load without it).
+/// `ProblemResponseMiddleware` (every error as problem details; 405 with `Allow` for a known path), and
+/// `BearerTokenMiddleware` (while a token is in force, mutating methods need it; so the web page and the reads it
+/// makes load without it).
 /// HEAD is answered wherever GET is.
 /// - Parameters:
 ///   - configuration: The checked configuration; its token decides whether mutating requests need one.
@@ -174,21 +185,22 @@ public func documentControllers(
 ///   - metrics: The metrics the telemetry records and `/metrics` serves.
 ///   - controllers: The routes beyond the built-in ones.
 ///   - requestLogLevel: The level of the per-request log line.
+///   - control: Where the token in force is read at each request (a reload may change it); by default the
+///     configuration's, fixed.
 public func buildRouter(
     configuration: StoreConfiguration,
     catalog: any CatalogDatabase,
     metrics: StoreMetrics,
     controllers: [any RouteController] = [],
-    requestLogLevel: Logger.Level = .info
+    requestLogLevel: Logger.Level = .info,
+    control: ServiceControl? = nil
 ) -> Router<StoreRequestContext> {
     let router = Router(context: StoreRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Middleware applies to the routes added after it: add it first.
     router.add(middleware: RequestTelemetryMiddleware(level: requestLogLevel, metrics: metrics))
     let routes = RouteTable()
     router.add(middleware: ProblemResponseMiddleware(routes: routes))
-    if let token = configuration.token {
-        router.add(middleware: BearerTokenMiddleware(token: token))
-    }
+    router.add(middleware: BearerTokenMiddleware(control: control ?? ServiceControl(configuration: configuration)))
     let builtIn: [any RouteController] = [
         HealthController(catalog: catalog), MetricsController(metrics: metrics), OpenAPIController(),
         WebController(),

@@ -2,39 +2,37 @@ import Crypto
 import Hummingbird
 import StoreCore
 
-/// With a token configured, every request that may change the store (any method but GET, HEAD and OPTIONS) must
+/// With a token in force (``ServiceControl``: a reload may set, change or remove it), every request that may change the store (any method but GET, HEAD and OPTIONS) must
 /// carry `Authorization: Bearer TOKEN` (RFC 6750); others get 401 with a `WWW-Authenticate` challenge.
 ///
 /// It guards by method rather than by route, so that a mutating route added later is guarded without anyone
 /// remembering to. Tokens are compared by their SHA-256 digests: where a comparison stops early it reveals how
 /// much of a digest matched, which tells nothing about the token.
 struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
-    private let tokenDigest: [UInt8]
+    private let control: ServiceControl
 
     /// The methods that read only.
     static var safeMethods: Set<HTTPRequest.Method> { [.get, .head, .options] }
 
-    init(token: String) {
-        tokenDigest = Self.digest(Substring(token))
+    init(control: ServiceControl) {
+        self.control = control
     }
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard !Self.safeMethods.contains(request.method) else { return try await next(request, context) }
+        guard !Self.safeMethods.contains(request.method), let tokenDigest = control.tokenDigest else {
+            return try await next(request, context)
+        }
         guard let authorization = request.headers[.authorization] else {
             throw ProblemDetails.bearerTokenRequired(invalidToken: false)
         }
-        guard let token = Self.bearerToken(in: authorization), Self.digest(token) == tokenDigest else {
+        guard let token = Self.bearerToken(in: authorization), ServiceControl.digest(token) == tokenDigest else {
             throw ProblemDetails.bearerTokenRequired(invalidToken: true)
         }
         return try await next(request, context)
     }
 
-    /// The SHA-256 digest of a token.
-    private static func digest(_ token: Substring) -> [UInt8] {
-        Array(SHA256.hash(data: Array(token.utf8)))
-    }
 
     /// The token of a `Bearer` credential (the scheme is case-insensitive), or nil for another scheme.
     static func bearerToken(in authorization: String) -> Substring? {

@@ -8,14 +8,21 @@ import StoreCore
 /// The `/documents` routes of `openapi.yaml`, over a ``DocumentLibrary``.
 public struct DocumentsController: RouteController {
     private let library: DocumentLibrary
-    private let maxUploadBytes: Int
+    private let control: ServiceControl
     private let forwarder: OwnerForwarder?
 
-    /// Makes the controller; a cluster node passes the `forwarder` that sends requests for the documents other
-    /// nodes own to them (see ``OwnerForwarder`` for which).
+    /// Makes the controller, with a fixed upload limit; a cluster node passes the `forwarder` that sends requests
+    /// for the documents other nodes own to them (see ``OwnerForwarder`` for which).
     public init(library: DocumentLibrary, maxUploadBytes: Int, forwarder: OwnerForwarder? = nil) {
+        var configuration = library.configuration
+        configuration.maxUploadBytes = maxUploadBytes
+        self.init(library: library, control: ServiceControl(configuration: configuration), forwarder: forwarder)
+    }
+
+    /// Makes the controller, whose upload limit is the one `control` has in force at each request.
+    public init(library: DocumentLibrary, control: ServiceControl, forwarder: OwnerForwarder? = nil) {
         self.library = library
-        self.maxUploadBytes = maxUploadBytes
+        self.control = control
         self.forwarder = forwarder
     }
 
@@ -270,7 +277,7 @@ public struct DocumentsController: RouteController {
     /// before any body byte is read (the connection then closes: ``ConnectionDeadlineHandler``).
     private func receive(_ request: Request) async throws -> IncomingUpload {
         let declared = request.headers[.contentLength].map { Int($0.trimmingCharacters(in: .whitespaces)) ?? .max }
-        return try await library.receiveUpload(request.body, declaredLength: declared, limit: maxUploadBytes)
+        return try await library.receiveUpload(request.body, declaredLength: declared, limit: control.maxUploadBytes)
     }
 
     // MARK: helpers

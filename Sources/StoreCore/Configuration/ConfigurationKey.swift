@@ -52,6 +52,11 @@ struct ConfigurationKey: Sendable, Hashable {
     /// Cluster mode: the shared PostgreSQL (`postgres://user[:password]@host[:port]/database`).
     static let database = ConfigurationKey(
         name: "database", environmentVariable: "QUIRE_DATABASE", flag: "--database")
+    /// The lowest level of log line written (`trace` … `critical`).
+    static let logLevel = ConfigurationKey(name: "log.level", environmentVariable: "QUIRE_LOG_LEVEL", flag: "--log-level")
+    /// How log lines are written: `text` (with a priority prefix and no timestamp for the journal) or `json`.
+    static let logFormat = ConfigurationKey(
+        name: "log.format", environmentVariable: "QUIRE_LOG_FORMAT", flag: "--log-format")
     /// Colon-separated in the environment (as `PATH`); `--root` is repeated on the command line.
     static let roots = ConfigurationKey(name: "roots", environmentVariable: "QUIRE_ROOTS", flag: "--root")
 
@@ -59,6 +64,6 @@ struct ConfigurationKey: Sendable, Hashable {
     static let all: [ConfigurationKey] = [
         .store, .host, .port, .coordinationScope, .maxUploadBytes, .maxOpenDocuments, .maxDPI, .uploadBudgetBytes,
         .headerTimeoutSeconds, .idleTimeoutSeconds, .minBodyBytesPerSecond, .bodyTimeoutSeconds, .maxConnections, .pdfWorkers, .pdfDeadlineSeconds, .pdfMemoryMiB, .token, .database,
-        .contentCheckSeconds, .roots,
+        .contentCheckSeconds, .roots, .logLevel, .logFormat,
     ]
 }

@@ -43,6 +43,10 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     public var contentCheckSeconds: Int?
     /// `--root DIR`, repeated; empty when not given.
     public var roots: [String]
+    /// `--log-level L`.
+    public var logLevel: String?
+    /// `--log-format text|json`.
+    public var logFormat: String?
 
     /// Makes overrides; every value defaults to "not given".
     public init(
@@ -65,7 +69,9 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         token: String? = nil,
         database: String? = nil,
         contentCheckSeconds: Int? = nil,
-        roots: [String] = []
+        roots: [String] = [],
+        logLevel: String? = nil,
+        logFormat: String? = nil
     ) {
         self.store = store
         self.host = host
@@ -87,6 +93,8 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         self.database = database
         self.contentCheckSeconds = contentCheckSeconds
         self.roots = roots
+        self.logLevel = logLevel
+        self.logFormat = logFormat
     }
 
     /// The overrides as a swift-configuration snapshot, the highest-precedence layer.
@@ -116,6 +124,8 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         set(.database, database.map(ConfigContent.string), isSecret: true)
         set(.contentCheckSeconds, contentCheckSeconds.map(ConfigContent.int))
         set(.roots, roots.isEmpty ? nil : .stringArray(roots))
+        set(.logLevel, logLevel.map(ConfigContent.string))
+        set(.logFormat, logFormat.map(ConfigContent.string))
         return InMemoryProvider(name: "flags", values: values).snapshot()
     }
 }

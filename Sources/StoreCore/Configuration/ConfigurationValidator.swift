@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 
 /// Reads every key from the layers and checks it: each rule below is what "valid" means for its key, and each
@@ -37,6 +38,8 @@ struct ConfigurationValidator {
         configuration.database = try database()
         let check = try bounded(.contentCheckSeconds, 0...86_400, "a number of seconds from 0 (never) to 86400")
         configuration.contentCheckInterval = check == 0 ? nil : .seconds(check)
+        configuration.logLevel = try logLevel()
+        configuration.logFormat = try logFormat()
         return configuration
     }
 
@@ -90,6 +93,24 @@ struct ConfigurationValidator {
             throw invalid(.coordinationScope, "\"\(found.value)\"", found.source, "must be \"user\" or \"process\"")
         }
         return scope
+    }
+
+    /// One of swift-log's levels, in any case.
+    private func logLevel() throws(ConfigurationError) -> Logger.Level {
+        let found = required(.logLevel, try layers.string(.logLevel))
+        guard let level = Logger.Level(rawValue: found.value.lowercased()) else {
+            let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+            throw invalid(.logLevel, "\"\(found.value)\"", found.source, "must be one of \(names)")
+        }
+        return level
+    }
+
+    private func logFormat() throws(ConfigurationError) -> StoreConfiguration.LogFormat {
+        let found = required(.logFormat, try layers.string(.logFormat))
+        guard let format = StoreConfiguration.LogFormat(rawValue: found.value.lowercased()) else {
+            throw invalid(.logFormat, "\"\(found.value)\"", found.source, "must be \"text\" or \"json\"")
+        }
+        return format
     }
 
     /// RFC 6750 `b64token`: the characters a bearer token can carry in an `Authorization` header.

@@ -23,6 +23,8 @@ extension StoreConfiguration {
         AbsoluteConfigKey(ConfigurationKey.pdfMemoryMiB.components): 2048,
         AbsoluteConfigKey(ConfigurationKey.contentCheckSeconds.components): 0,
         AbsoluteConfigKey(ConfigurationKey.roots.components): ConfigValue(.stringArray([]), isSecret: false),
+        AbsoluteConfigKey(ConfigurationKey.logLevel.components): "info",
+        AbsoluteConfigKey(ConfigurationKey.logFormat.components): "text",
     ]
 
     /// Reads the configuration from its four sources and checks every value.
@@ -32,7 +34,8 @@ extension StoreConfiguration {
     /// `QUIRE_MAX_UPLOAD_BYTES`, `QUIRE_MAX_OPEN_DOCUMENTS`, `QUIRE_MAX_DPI`, `QUIRE_UPLOAD_BUDGET_BYTES`,
     /// `QUIRE_HEADER_TIMEOUT_SECONDS`, `QUIRE_IDLE_TIMEOUT_SECONDS`, `QUIRE_MIN_BODY_BYTES_PER_SECOND`,
     /// `QUIRE_BODY_TIMEOUT_SECONDS`, `QUIRE_MAX_CONNECTIONS`, `QUIRE_PDF_WORKERS`,
-    /// `QUIRE_PDF_DEADLINE_SECONDS`, `QUIRE_PDF_MEMORY_MIB`, `QUIRE_DATABASE`, `QUIRE_CONTENT_CHECK_SECONDS`), the
+    /// `QUIRE_PDF_DEADLINE_SECONDS`, `QUIRE_PDF_MEMORY_MIB`, `QUIRE_DATABASE`, `QUIRE_CONTENT_CHECK_SECONDS`,
+    /// `QUIRE_LOG_LEVEL`, `QUIRE_LOG_FORMAT`), the
     /// JSON file
     /// `configFile`, then the
     /// built-in defaults. Relative paths are resolved against `workingDirectory`.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The settings of the document-store service, after every source was read and every value checked.
 ///
@@ -67,6 +68,20 @@ public struct StoreConfiguration: Sendable, Equatable {
     /// catalog, and records what changed: for files written where no node's inotify or coordination sees them
     /// (another host's clients on a network file system). Nil (the default): never.
     public var contentCheckInterval: Duration?
+    /// The lowest level of log line the service writes (default `info`).
+    public var logLevel: Logger.Level = .info
+    /// How the service writes its log lines (default ``LogFormat/text``).
+    public var logFormat: LogFormat = .text
+
+    /// How log lines are written.
+    public enum LogFormat: String, Sendable, CaseIterable {
+        /// One line of text each: with its time, or, when standard error is the journal, with a `<N>` priority
+        /// prefix and no time of its own.
+        case text
+        /// One JSON object each, for log shippers.
+        case json
+    }
+
     /// The `quire-pdf` executable the workers run; nil takes the one next to this process's executable (or
     /// `QUIRE_PDF_WORKER`).
     public var pdfWorkerExecutable: String?

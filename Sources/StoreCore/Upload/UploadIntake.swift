@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import Synchronization
 
 /// Where request bodies enter the store: the directory they are streamed into (``directory``), the budget of
 /// upload bytes in flight (``budget``) and the largest body (``limit``), composed by ``DocumentLibrary``.
@@ -12,8 +13,10 @@ package final class UploadIntake: Sendable {
     package let directory: URL
     /// The budget of upload bytes in flight (``StoreConfiguration/uploadBudgetBytes``).
     let budget: UploadBudget
-    /// The most bytes one body may have (``StoreConfiguration/maxUploadBytes``).
-    package let limit: Int
+    /// The most bytes one body may have (``StoreConfiguration/maxUploadBytes``); a reload of the configuration
+    /// changes it (``setLimit(_:)``), for the bodies that start after.
+    package var limit: Int { limitBox.load(ordering: .relaxed) }
+    private let limitBox: Atomic<Int>
     /// Whether ``directory`` is this node's alone in a shared store (removed at ``close()``).
     private let isPerNode: Bool
 
@@ -32,7 +35,7 @@ package final class UploadIntake: Sendable {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         budget = UploadBudget(limit: budgetBytes)
-        self.limit = limit
+        limitBox = Atomic(limit)
     }
 
     /// Streams `body` into a temporary file of ``directory`` (see ``IncomingUpload``), within `limit` bytes (at
@@ -47,6 +50,11 @@ package final class UploadIntake: Sendable {
         try await IncomingUpload.receive(
             body, declaredLength: declaredLength, limit: min(limit, self.limit), budget: budget, directory: directory,
             blocking: blocking)
+    }
+
+    /// Makes `limit` the most bytes a body that starts from now on may have.
+    package func setLimit(_ limit: Int) {
+        limitBox.store(limit, ordering: .relaxed)
     }
 
     /// The upload bytes in flight now.

@@ -123,6 +123,9 @@ struct PDFWorkScheduler {
         return until > now
     }
 
+    /// How many slots run a request.
+    var runningCount: Int { runs.count }
+
     /// How many slots run a heavy document's request.
     var heavyRunning: Int { runs.values.reduce(0) { $0 + ($1.heavy ? 1 : 0) } }
 

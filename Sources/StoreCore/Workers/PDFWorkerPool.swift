@@ -124,6 +124,11 @@ final class PDFWorkerPool: Sendable {
         slots = (0..<count).map { WorkerSlot(index: $0) }
     }
 
+    /// How many slots run a request now, and how many there are.
+    var occupancy: (busy: Int, total: Int) {
+        (state.withLock { $0.scheduler.runningCount }, slots.count)
+    }
+
     /// The `quire-pdf` next to this process's executable (`QUIRE_PDF_WORKER` overrides it).
     static func defaultExecutable() -> String {
         if let configured = ProcessInfo.processInfo.environment["QUIRE_PDF_WORKER"], !configured.isEmpty {
