@@ -23,38 +23,9 @@ import tempfile
 import threading
 import time
 
-from quire_service import event_stream, free_port, next_event, start_service, stop_service
+from quire_service import event_stream, free_port, log, next_event, one_page_pdf, start_service, stop_service
 
 CLIENTS = 8
-
-
-def log(message):
-    """Progress on standard error (the table goes to standard output)."""
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def one_page_pdf(number):
-    """A valid one-page PDF whose content stream names `number` (so every document's bytes differ)."""
-    text = f"BT /F1 24 Tf 72 720 Td (Document {number}) Tj ET".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length " + str(len(text)).encode() + b" >>\nstream\n" + text + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for index, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{index} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    for offset in offsets:
-        out += f"{offset:010d} 00000 n \n".encode()
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
 
 
 def rss_kib(pid):
@@ -101,7 +72,7 @@ def fill(port, count):
             except queue.Empty:
                 break
             status, _, body = request(
-                connection, "POST", "/documents", one_page_pdf(number), {"Content-Type": "application/pdf"})
+                connection, "POST", "/documents", one_page_pdf(f"Document {number}"), {"Content-Type": "application/pdf"})
             if status != 201:
                 failures.append(f"upload {number}: {status} {body[:200]!r}")
                 break
@@ -154,7 +125,7 @@ def sse_latency(port, ids, rounds):
         path = json.loads(body)["files"][0]["path"]
         staging = os.path.join(os.path.dirname(path), f".bench-staging-{index}")
         with open(staging, "wb") as handle:
-            handle.write(one_page_pdf(10_000_000 + index))
+            handle.write(one_page_pdf(f"Document {10_000_000 + index}"))
         started = time.monotonic()
         os.rename(staging, path)
         next_event(stream, "changed", containing=document)

@@ -24,38 +24,17 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quire_service import free_port, start_service, stop_service  # noqa: E402
+from quire_service import free_port, log, start_service, stop_service  # noqa: E402
+from quire_service import one_page_pdf as one_page_pdf_at  # noqa: E402
 
 CLIENTS = 8
 CHANGES = 100
 QUERIES = 200
 
 
-def log(message):
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
 def one_page_pdf(words):
-    text = f"BT /F1 14 Tf 72 720 Td ({words}) Tj ET".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length " + str(len(text)).encode() + b" >>\nstream\n" + text + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for index, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{index} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    for offset in offsets:
-        out += f"{offset:010d} 00000 n \n".encode()
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
+    """A one-page PDF showing `words` at 14 points."""
+    return one_page_pdf_at(words, font_size=14)
 
 
 def request(connection, method, path, body=None, headers=None):
