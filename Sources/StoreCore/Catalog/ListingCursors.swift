@@ -126,35 +126,14 @@ public enum ListingQuery {
         var states = Set<DocumentState.Name>()
         var updatedSince: Date?
         for (name, value) in items {
-            guard parameters.contains(name) else {
-                throw .invalidParameter(
-                    String(name.prefix(40)),
-                    reason: "GET /documents takes \(parameters.sorted().joined(separator: ", ")) only")
-            }
-            guard name == "state" || seen.insert(name).inserted else {
-                throw .invalidParameter(name, reason: "\(name) may be given once")
-            }
+            try QueryParameters.admit(name, allowed: parameters, route: "GET /documents", seen: &seen)
             switch name {
             case "limit":
-                guard let number = Int(value), (1...DocumentListing.maximumLimit).contains(number) else {
-                    throw .invalidParameter(
-                        "limit",
-                        reason: "limit must be a whole number from 1 to \(DocumentListing.maximumLimit), not "
-                            + "\"\(value.prefix(40))\"")
-                }
-                limit = number
+                limit = try QueryParameters.limit(value, maximum: DocumentListing.maximumLimit)
             case "cursor":
                 cursor = value
             case "state":
-                for part in value.split(separator: ",", omittingEmptySubsequences: false) {
-                    guard let state = DocumentState.Name(rawValue: String(part)) else {
-                        throw .invalidParameter(
-                            "state",
-                            reason: "unknown state \"\(part.prefix(40))\": one of "
-                                + DocumentState.Name.allCases.map(\.rawValue).joined(separator: ", "))
-                    }
-                    states.insert(state)
-                }
+                states.formUnion(try QueryParameters.states(value))
             default:  // updatedSince
                 guard let date = parseDate(value) else {
                     throw .invalidParameter(

@@ -21,37 +21,16 @@ public enum SearchParameters {
         var states = Set<DocumentState.Name>()
         var document: DocumentID?
         for (name, value) in items {
-            guard parameters.contains(name) else {
-                throw .invalidParameter(
-                    String(name.prefix(40)),
-                    reason: "GET /search takes \(parameters.sorted().joined(separator: ", ")) only")
-            }
-            guard name == "state" || seen.insert(name).inserted else {
-                throw .invalidParameter(name, reason: "\(name) may be given once")
-            }
+            try QueryParameters.admit(name, allowed: parameters, route: "GET /search", seen: &seen)
             switch name {
             case "q":
                 text = value
             case "limit":
-                guard let number = Int(value), (1...SearchRequest.maximumLimit).contains(number) else {
-                    throw .invalidParameter(
-                        "limit",
-                        reason: "limit must be a whole number from 1 to \(SearchRequest.maximumLimit), not "
-                            + "\"\(value.prefix(40))\"")
-                }
-                limit = number
+                limit = try QueryParameters.limit(value, maximum: SearchRequest.maximumLimit)
             case "cursor":
                 cursor = value
             case "state":
-                for part in value.split(separator: ",", omittingEmptySubsequences: false) {
-                    guard let state = DocumentState.Name(rawValue: String(part)) else {
-                        throw .invalidParameter(
-                            "state",
-                            reason: "unknown state \"\(part.prefix(40))\": one of "
-                                + DocumentState.Name.allCases.map(\.rawValue).joined(separator: ", "))
-                    }
-                    states.insert(state)
-                }
+                states.formUnion(try QueryParameters.states(value))
             default:  // document
                 guard let id = DocumentID(rawValue: value) else {
                     throw .invalidParameter("document", reason: "\"\(value.prefix(40))\" is not a document id")
