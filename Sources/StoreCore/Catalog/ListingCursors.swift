@@ -50,8 +50,7 @@ public struct ListingCursors: Sendable {
 
     /// The cursor of the page that starts after `position`, for a walk with `listing`'s filters.
     public func seal(_ position: ListingPosition, for listing: DocumentListing) -> String {
-        let payload = Data("1|\(position.createdAt)|\(position.id)".utf8)
-        return Self.base64URL(payload) + "." + Self.base64URL(tag(payload, listing))
+        sealed(Data("1|\(position.createdAt)|\(position.id)".utf8), boundTo: Self.context(listing))
     }
 
     /// The position `cursor` names, checked against `listing`'s filters.
@@ -61,13 +60,8 @@ public struct ListingCursors: Sendable {
         func refuse(_ why: String) -> StoreError {
             .invalidParameter("cursor", reason: "the cursor \(why): start the walk again without one")
         }
-        guard cursor.utf8.count <= Self.maximumLength else { throw refuse("is too long") }
-        let parts = cursor.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let payload = Self.data(base64URL: parts[0]), let tag = Self.data(base64URL: parts[1])
-        else { throw refuse("is not one this service gave") }
-        guard tag.count == 16, Self.constantTimeEqual(tag, self.tag(payload, listing)) else {
-            throw refuse("was altered, is from another store, or was made for other filters (state, updatedSince)")
-        }
+        let payload = try opened(
+            cursor, boundTo: Self.context(listing), madeFor: "other filters (state, updatedSince)", refuse: refuse)
         let fields = String(decoding: payload, as: UTF8.self).split(separator: "|", omittingEmptySubsequences: false)
         guard fields.count == 3, fields[0] == "1", let createdAt = Int64(fields[1]),
             DocumentID.isValid(String(fields[2]))
@@ -75,12 +69,38 @@ public struct ListingCursors: Sendable {
         return ListingPosition(createdAt: createdAt, id: String(fields[2]))
     }
 
-    /// The MAC of a position under the walk's filters (sorted states, the `updatedSince` milliseconds).
-    private func tag(_ payload: Data, _ listing: DocumentListing) -> Data {
+    /// What a walk's cursor is bound to: its filters (sorted states, the `updatedSince` milliseconds).
+    private static func context(_ listing: DocumentListing) -> String {
         let states = listing.states.sorted().map(\.rawValue).joined(separator: ",")
         let since = listing.updatedSince.map { String($0.catalogMilliseconds) } ?? ""
+        return "|\(states)|\(since)"
+    }
+
+    /// `payload` and its MAC under `context` (what the cursor is bound to), as a cursor: `payload.mac` in base64url.
+    func sealed(_ payload: Data, boundTo context: String) -> String {
+        Self.base64URL(payload) + "." + Self.base64URL(mac(payload, context))
+    }
+
+    /// The payload of a cursor made by ``sealed(_:boundTo:)`` for `context`; `refuse` makes the error for each
+    /// way it can be wrong (too long, not one of this service's, altered or made for something else).
+    /// - Throws: what `refuse` makes.
+    func opened(
+        _ cursor: String, boundTo context: String, madeFor other: String, refuse: (String) -> StoreError
+    ) throws(StoreError) -> Data {
+        guard cursor.utf8.count <= Self.maximumLength else { throw refuse("is too long") }
+        let parts = cursor.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let payload = Self.data(base64URL: parts[0]), let tag = Self.data(base64URL: parts[1])
+        else { throw refuse("is not one this service gave") }
+        guard tag.count == 16, Self.constantTimeEqual(tag, mac(payload, context)) else {
+            throw refuse("was altered, is from another store, or was made for \(other)")
+        }
+        return payload
+    }
+
+    /// The MAC of a cursor's payload followed by its context, under the store's key.
+    private func mac(_ payload: Data, _ context: String) -> Data {
         var message = payload
-        message.append(Data("|\(states)|\(since)".utf8))
+        message.append(Data(context.utf8))
         return Data(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)).prefix(16))
     }
 

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// The query of `GET /search`, checked: what a client may ask of the index.
@@ -54,8 +53,9 @@ public enum SearchParameters {
 extension ListingCursors {
     /// The cursor of the page of hits that starts after `position`, for `request`'s query and filters.
     public func seal(search position: SearchPosition, for request: SearchRequest) -> String {
-        let payload = Data("s1|\(position.score.bitPattern)|\(position.page)|\(position.documentID)".utf8)
-        return Self.base64URL(payload) + "." + Self.base64URL(searchTag(payload, request))
+        sealed(
+            Data("s1|\(position.score.bitPattern)|\(position.page)|\(position.documentID)".utf8),
+            boundTo: Self.context(request))
     }
 
     /// The position a search `cursor` names, checked against `request`'s query and filters.
@@ -65,13 +65,8 @@ extension ListingCursors {
         func refuse(_ why: String) -> StoreError {
             .invalidParameter("cursor", reason: "the cursor \(why): search again without one")
         }
-        guard cursor.utf8.count <= Self.maximumLength else { throw refuse("is too long") }
-        let parts = cursor.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let payload = Self.data(base64URL: parts[0]), let tag = Self.data(base64URL: parts[1])
-        else { throw refuse("is not one this service gave") }
-        guard tag.count == 16, Self.constantTimeEqual(tag, searchTag(payload, request)) else {
-            throw refuse("was altered, is from another store, or was made for another query or filters")
-        }
+        let payload = try opened(
+            cursor, boundTo: Self.context(request), madeFor: "another query or filters", refuse: refuse)
         let fields = String(decoding: payload, as: UTF8.self).split(
             separator: "|", maxSplits: 3, omittingEmptySubsequences: false)
         guard fields.count == 4, fields[0] == "s1", let bits = UInt64(fields[1]), let page = Int(fields[2]),
@@ -80,12 +75,9 @@ extension ListingCursors {
         return SearchPosition(score: Double(bitPattern: bits), documentID: String(fields[3]), page: page)
     }
 
-    /// The MAC of a position under the search's query and filters.
-    private func searchTag(_ payload: Data, _ request: SearchRequest) -> Data {
+    /// What a search's cursor is bound to: its query and filters.
+    private static func context(_ request: SearchRequest) -> String {
         let states = request.states.sorted().map(\.rawValue).joined(separator: ",")
-        var message = payload
-        message.append(
-            Data("|search|\(request.query.canonicalText)|\(states)|\(request.document?.rawValue ?? "")".utf8))
-        return Data(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)).prefix(16))
+        return "|search|\(request.query.canonicalText)|\(states)|\(request.document?.rawValue ?? "")"
     }
 }
