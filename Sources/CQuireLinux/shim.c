@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <pthread.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +213,13 @@ int CQuire_spawnResetSignals(posix_spawnattr_t *attributes) {
     if (posix_spawnattr_setsigdefault(attributes, &all) != 0) return -1;
     return posix_spawnattr_setflags(attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 }
+
+int CQuire_setIdleScheduling(void) {
+    struct sched_param parameters = {.sched_priority = 0};
+    return sched_setscheduler(0, SCHED_IDLE, &parameters);
+}
+
+int CQuire_schedulingPolicy(int pid) { return sched_getscheduler(pid); }
 
 int CQuire_nameThisThread(const char *name) {
     char cut[16];

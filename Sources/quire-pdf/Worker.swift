@@ -24,12 +24,24 @@ struct Worker: ParsableCommand {
     @Option(name: .customLong("memory-limit"), help: "The most address space this process may map, in MiB.")
     var memoryLimitMiB: Int = 2048
 
+    @Flag(
+        name: .customLong("idle-priority"),
+        help: "Run under the SCHED_IDLE policy, only on processors nothing else wants (the search index's workers).")
+    var idlePriority = false
+
     /// The sandbox's options; it is entered after `confine` and before the first request (WorkerSandbox.swift).
     @OptionGroup var sandbox: WorkerSandbox
 
     func run() throws {
         let loop = PDFWorkerLoop(socket: 3)
         loop.confine(memoryLimitMiB: memoryLimitMiB)
+        if idlePriority, CQuire_setIdleScheduling() != 0 {
+            // The service relies on it: a background worker at normal priority would take processors from requests.
+            let reason = String(cString: strerror(errno))
+            FileHandle.standardError.write(
+                Data("quire-pdf worker: cannot take the SCHED_IDLE policy (\(reason)); refusing to serve\n".utf8))
+            Glibc.exit(70)
+        }
         sandbox.enter()
         loop.serve()
     }

@@ -131,8 +131,8 @@ public final class DocumentLibrary: Sendable {
         workers = PDFWorkerPool(
             settings: .init(
                 executable: configuration.pdfWorkerExecutable ?? PDFWorkerPool.defaultExecutable(),
-                workers: configuration.pdfWorkers, deadline: configuration.pdfDeadline,
-                memoryLimitMiB: configuration.pdfMemoryMiB),
+                workers: configuration.pdfWorkers, backgroundWorkers: max(1, configuration.pdfWorkers - 1),
+                deadline: configuration.pdfDeadline, memoryLimitMiB: configuration.pdfMemoryMiB),
             metrics: metrics, logger: logger)
         searchIndexing = SearchIndexing(concurrency: max(1, configuration.pdfWorkers - 1))
         uploadDirectory = configuration.storeDirectory.appendingPathComponent("files", isDirectory: true)

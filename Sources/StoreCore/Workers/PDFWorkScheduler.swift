@@ -13,11 +13,12 @@
 /// of its requests has run ``slowRun``: each new crafted document can hold one worker for one slow run before it
 /// waits behind the rest.
 ///
-/// Background requests (the search index's text extraction, ``Priority/background``) wait in one queue of their
-/// own, first come first served, and start only on a slot no interactive request can take: after every
-/// interactive request that can start has started, and never on the last idle slot of two or more
-/// (``backgroundCapacity``), so an interactive request that arrives finds a worker without waiting for a
-/// background one. They count neither towards a document's running limit nor towards its heaviness.
+/// Background requests (the search index's text extraction, ``Priority/background``) run only on background slots
+/// (``backgroundSlotCount`` of them, numbered after the interactive ones), which interactive requests never take:
+/// the executor starts their processes at the lowest CPU priority (`SCHED_IDLE`), so extraction uses what the
+/// processors leave and an interactive request never waits for a worker, nor for a processor, because of it.
+/// They wait in one queue of their own, first come first served, and count neither towards a document's running
+/// limit nor towards its heaviness. With no background slot, a background request is rejected at once.
 ///
 /// Which idle worker: the one that last served the same document, else the one idle the shortest time. A worker
 /// keeps the documents it opened lately and its process is warm (its pages in memory, its CPU not asleep);
@@ -33,7 +34,7 @@ struct PDFWorkScheduler {
     enum Priority: Sendable, Equatable {
         /// A person or a program waits for it.
         case interactive
-        /// Nobody waits (indexing): it runs on workers interactive requests leave idle.
+        /// Nobody waits (indexing): it runs on the background slots only.
         case background
     }
 
@@ -56,10 +57,10 @@ struct PDFWorkScheduler {
     /// How many workers heavy documents may hold together: all but one up to seven workers, three quarters from
     /// eight on (never less than one).
     let heavyCapacity: Int
-    /// How many workers background requests may hold together: all but one from two workers on (one with one).
-    let backgroundCapacity: Int
-    /// How many slots there are.
+    /// How many interactive slots there are (0 ..< slotCount).
     let slotCount: Int
+    /// How many background slots there are (slotCount ..< slotCount + backgroundSlotCount).
+    let backgroundSlotCount: Int
 
     /// A running request: its document, when it started, whether its document was heavy then (or became so),
     /// whether it is a background request.
@@ -70,8 +71,10 @@ struct PDFWorkScheduler {
         var background = false
     }
 
-    /// Idle slots, the one idle the shortest time last.
+    /// Idle interactive slots, the one idle the shortest time last.
     private var idleSlots: [Int]
+    /// Idle background slots, the one idle the shortest time last.
+    private var idleBackgroundSlots: [Int]
     /// The document each slot served last.
     private var lastKeyOfSlot: [Int: String] = [:]
     /// What each busy slot runs.
@@ -89,20 +92,23 @@ struct PDFWorkScheduler {
     /// Background requests waiting, oldest first, with their documents.
     private var background: [(job: JobID, key: String)] = []
 
-    /// A scheduler over `slots` idle worker slots (0 ..< slots).
+    /// A scheduler over `slots` idle interactive worker slots (0 ..< slots) and `backgroundSlots` idle background
+    /// ones (slots ..< slots + backgroundSlots).
     init(
-        slots: Int, maximumRunningPerKey: Int = 1, maximumQueuedPerKey: Int = 16, slowRun: Duration = .seconds(1),
-        penalty: Duration = .seconds(60)
+        slots: Int, backgroundSlots: Int = 0, maximumRunningPerKey: Int = 1, maximumQueuedPerKey: Int = 16,
+        slowRun: Duration = .seconds(1), penalty: Duration = .seconds(60)
     ) {
         let slots = max(0, slots)
+        let backgroundSlots = max(0, backgroundSlots)
         idleSlots = Array((0..<slots).reversed())
+        idleBackgroundSlots = Array((slots..<slots + backgroundSlots).reversed())
         self.maximumRunningPerKey = max(1, maximumRunningPerKey)
         self.maximumQueuedPerKey = max(0, maximumQueuedPerKey)
         self.slowRun = slowRun
         self.penalty = penalty
         heavyCapacity = max(1, slots - max(1, slots / 4))
-        backgroundCapacity = max(1, slots - 1)
         slotCount = slots
+        backgroundSlotCount = backgroundSlots
     }
 
     /// Interactive requests waiting, for the metrics.
@@ -123,8 +129,8 @@ struct PDFWorkScheduler {
         return until > now
     }
 
-    /// How many slots run a request.
-    var runningCount: Int { runs.count }
+    /// How many interactive slots run a request.
+    var runningCount: Int { runs.count - backgroundRunning }
 
     /// How many slots run a heavy document's request.
     var heavyRunning: Int { runs.values.reduce(0) { $0 + ($1.heavy ? 1 : 0) } }
@@ -135,6 +141,7 @@ struct PDFWorkScheduler {
             return [.rejectQueueFull(job)]
         }
         if priority == .background {
+            guard backgroundSlotCount > 0 else { return [.rejectQueueFull(job)] }
             background.append((job, key))
             return dispatch(now: now)
         }
@@ -152,7 +159,7 @@ struct PDFWorkScheduler {
         guard let run = runs[slot], run.key == key else { return [] }
         if run.background {
             runs[slot] = nil
-            idleSlots.append(slot)
+            idleBackgroundSlots.append(slot)
             return dispatch(now: now)
         }
         guard let count = running[key], count > 0 else { return [] }
@@ -196,8 +203,8 @@ struct PDFWorkScheduler {
     }
 
     /// Starts what can start: first the requests of documents that are not heavy, in turn, then (while heavy
-    /// documents hold fewer than ``heavyCapacity`` workers) those of heavy ones, each on an idle slot, until
-    /// either runs out. A request running ``slowRun`` or longer makes its document heavy here.
+    /// documents hold fewer than ``heavyCapacity`` workers) those of heavy ones, each on an idle interactive slot,
+    /// until either runs out; then background requests on idle background slots. A request running ``slowRun`` or longer makes its document heavy here.
     private mutating func dispatch(now: Instant) -> [Action] {
         for (_, run) in runs where !run.heavy && !run.background && now - run.startedAt >= slowRun {
             markHeavy(run.key, now: now)
@@ -229,11 +236,11 @@ struct PDFWorkScheduler {
                 skipped = 0
             }
         }
-        // Background requests on what is left, keeping one slot idle for the next interactive request.
-        while !background.isEmpty, idleSlots.count > (slotCount > 1 ? 1 : 0), backgroundRunning < backgroundCapacity {
+        // Background requests on the background slots.
+        while !background.isEmpty, !idleBackgroundSlots.isEmpty {
             let (job, key) = background.removeFirst()
-            let chosen = idleSlots.lastIndex { lastKeyOfSlot[$0] == key } ?? idleSlots.count - 1
-            let slot = idleSlots.remove(at: chosen)
+            let chosen = idleBackgroundSlots.lastIndex { lastKeyOfSlot[$0] == key } ?? idleBackgroundSlots.count - 1
+            let slot = idleBackgroundSlots.remove(at: chosen)
             lastKeyOfSlot[slot] = key
             runs[slot] = Run(key: key, startedAt: now, heavy: false, background: true)
             actions.append(.start(job, slot: slot))

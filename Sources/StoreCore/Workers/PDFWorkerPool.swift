@@ -26,10 +26,19 @@ final class PDFWorkerPool: Sendable {
     struct Settings: Sendable {
         /// The `quire-pdf` executable.
         var executable: String
-        /// How many worker processes.
+        /// How many worker processes serve interactive requests.
         var workers: Int
+        /// How many worker processes serve background requests (the search index's extraction) only, each started
+        /// at the lowest CPU priority (`SCHED_IDLE`): 0 refuses background requests.
+        var backgroundWorkers: Int = 0
         /// How long one request may wait and then run.
         var deadline: Duration
+        /// How long one background request may wait and then run, in multiples of ``deadline``: a background
+        /// worker runs only on processors nothing else wants, so on a busy machine its wall-clock time says little
+        /// of the PDF's cost, and a kill for it would be a false alarm.
+        var backgroundDeadlineFactor: Int = 6
+        /// How long one background request may wait and then run.
+        var backgroundDeadline: Duration { deadline * max(1, backgroundDeadlineFactor) }
         /// The address space of one worker, in MiB.
         var memoryLimitMiB: Int = 2048
         /// How many requests of one document may wait.
@@ -110,23 +119,25 @@ final class PDFWorkerPool: Sendable {
     private let metrics: StoreMetrics
     fileprivate let logger: Logger
 
-    /// A pool of `settings.workers` slots; each starts its process when first needed.
+    /// A pool of `settings.workers` interactive slots and `settings.backgroundWorkers` background ones; each
+    /// starts its process when first needed.
     init(settings: Settings, metrics: StoreMetrics, logger: Logger) {
         self.settings = settings
         self.metrics = metrics
         self.logger = logger
         let count = max(1, settings.workers)
+        let background = max(0, settings.backgroundWorkers)
         state = Mutex(
             State(
                 scheduler: PDFWorkScheduler(
-                    slots: count, maximumQueuedPerKey: settings.maximumQueuedPerDocument,
+                    slots: count, backgroundSlots: background, maximumQueuedPerKey: settings.maximumQueuedPerDocument,
                     slowRun: min(settings.slowRun, settings.deadline / 2), penalty: settings.heavyPenalty)))
-        slots = (0..<count).map { WorkerSlot(index: $0) }
+        slots = (0..<count + background).map { WorkerSlot(index: $0, background: $0 >= count) }
     }
 
-    /// How many slots run a request now, and how many there are.
+    /// How many interactive slots run a request now, and how many there are.
     var occupancy: (busy: Int, total: Int) {
-        (state.withLock { $0.scheduler.runningCount }, slots.count)
+        (state.withLock { $0.scheduler.runningCount }, max(1, settings.workers))
     }
 
     /// The `quire-pdf` next to this process's executable (`QUIRE_PDF_WORKER` overrides it).
@@ -205,7 +216,7 @@ final class PDFWorkerPool: Sendable {
         let inline: PDFWorkScheduler.JobID? = startsNow && pending.continuation.isBlocking ? job : nil
         perform(steps, inline: inline)
         guard !startsNow else { return }  // only a waiting request can outwait its deadline
-        let deadline = settings.deadline
+        let deadline = pending.priority == .background ? settings.backgroundDeadline : settings.deadline
         DispatchQueue.global().asyncAfter(deadline: .now() + deadline.dispatchInterval) { [weak self] in
             self?.withdraw(job, because: .waitedTooLong(deadline))
         }
@@ -239,8 +250,11 @@ final class PDFWorkerPool: Sendable {
         slots.compactMap { slot in slot.isBusy.withLock { $0 } ? slot.processID.withLock { $0 } : nil }
     }
 
-    /// How many slots hold a request now.
-    fileprivate var busySlotCount: Int { slots.reduce(0) { $0 + ($1.isBusy.withLock { $0 } ? 1 : 0) } }
+    /// How many interactive slots hold a request now (background ones run at idle priority: they take no
+    /// processor an interactive request wants).
+    fileprivate var busyInteractiveSlotCount: Int {
+        slots.reduce(0) { $0 + (!$1.background && $1.isBusy.withLock { $0 } ? 1 : 0) }
+    }
 
     /// The process ids of the workers running now (for operators' tools and tests).
     var workerProcessIDs: [pid_t] { slots.compactMap { $0.processID.withLock { $0 } } }
@@ -302,11 +316,11 @@ final class PDFWorkerPool: Sendable {
     /// Called by a slot when it killed or lost its worker.
     fileprivate func workerReplaced(_ reason: PDFWorkError, document: String) {
         switch reason {
-        case .deadlineExceeded:
+        case .deadlineExceeded(let deadline):
             metrics.pdfDeadlinesMissed.increment()
             logger.warning(
                 "a PDF worker missed its deadline and was killed",
-                metadata: ["document": "\(document)", "deadline": "\(settings.deadline)"])
+                metadata: ["document": "\(document)", "deadline": "\(deadline)"])
         default:
             logger.warning(
                 "a PDF worker ended while holding a request", metadata: ["document": "\(document)", "why": "\(reason)"])
@@ -325,9 +339,12 @@ final class PDFWorkerPool: Sendable {
         let processID = Mutex<pid_t?>(nil)
         /// Whether the slot's process holds a request now, readable from anywhere.
         let isBusy = Mutex(false)
+        /// Whether the slot serves background requests only (its process runs at `SCHED_IDLE`).
+        let background: Bool
 
-        init(index: Int) {
-            queue = DispatchQueue(label: "quire.pdf-worker.\(index)")
+        init(index: Int, background: Bool) {
+            self.background = background
+            queue = DispatchQueue(label: background ? "quire.pdf-background.\(index)" : "quire.pdf-worker.\(index)")
         }
 
         func stop() {
@@ -369,16 +386,18 @@ final class PDFWorkerPool: Sendable {
             do throws(PDFWorkError) {
                 if process == nil {
                     process = try PDFWorkerProcess.start(
-                        executable: settings.executable, memoryLimitMiB: settings.memoryLimitMiB)
+                        executable: settings.executable, memoryLimitMiB: settings.memoryLimitMiB,
+                        idlePriority: background)
                 }
                 guard let process else { throw .unavailable("no worker process") }
                 isBusy.withLock { $0 = true }
                 defer { isBusy.withLock { $0 = false } }
-                // Waiting for the reply without sleeping pays only while no other request runs: with two, the
-                // processors are the workers'.
-                let alone = pool.busySlotCount <= 1
+                // Waiting for the reply without sleeping pays only while no other interactive request runs: with
+                // two, the processors are the workers'. A background request's reply is never spun for.
+                let alone = !background && pool.busyInteractiveSlotCount <= 1
                 let (reply, output) = try process.exchange(
-                    request, pdf: input, edits: log, deadline: settings.deadline, spin: alone)
+                    request, pdf: input, edits: log,
+                    deadline: background ? settings.backgroundDeadline : settings.deadline, spin: alone)
                 defer { if output >= 0 { close(output) } }
                 guard reply.status == .succeeded else { return .failure(PDFWorkError.refused(reply)) }
                 if reply.resultLength == 0 { return .success(Data()) }

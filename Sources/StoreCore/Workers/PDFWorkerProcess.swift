@@ -39,17 +39,23 @@ final class PDFWorkerProcess {
 
     /// Starts `executable worker` with a `SOCK_SEQPACKET` socket as its descriptor 3, an empty signal mask, no
     /// other inherited descriptor and the environment without `QUIRE_*` variables (the token stays here) and
-    /// without Swift's backtracer.
+    /// without Swift's backtracer; with `idlePriority`, told to take the `SCHED_IDLE` policy before its first
+    /// request (it then runs only on processors nothing else wants; an unprivileged process cannot leave that
+    /// policy, so such a worker serves background work only).
     /// - Throws: ``PDFWorkError/unavailable(_:)`` when the socket or the process cannot be made.
-    static func start(executable: String, memoryLimitMiB: Int) throws(PDFWorkError) -> PDFWorkerProcess {
+    static func start(
+        executable: String, memoryLimitMiB: Int, idlePriority: Bool = false
+    ) throws(PDFWorkError) -> PDFWorkerProcess {
         // From the spawner's thread: a worker dies with the thread that started it (PR_SET_PDEATHSIG).
         try WorkerSpawner.shared.run { () throws(PDFWorkError) -> PDFWorkerProcess in
-            try startHere(executable: executable, memoryLimitMiB: memoryLimitMiB)
+            try startHere(executable: executable, memoryLimitMiB: memoryLimitMiB, idlePriority: idlePriority)
         }
     }
 
-    /// ``start(executable:memoryLimitMiB:)`` on the calling thread.
-    private static func startHere(executable: String, memoryLimitMiB: Int) throws(PDFWorkError) -> PDFWorkerProcess {
+    /// ``start(executable:memoryLimitMiB:idlePriority:)`` on the calling thread.
+    private static func startHere(
+        executable: String, memoryLimitMiB: Int, idlePriority: Bool
+    ) throws(PDFWorkError) -> PDFWorkerProcess {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0
         else { throw .unavailable("socketpair: \(String(cString: strerror(errno)))") }
@@ -63,7 +69,8 @@ final class PDFWorkerProcess {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         CQuire_spawnResetSignals(&attributes)
-        let arguments = [executable, "worker", "--memory-limit", String(memoryLimitMiB)]
+        let arguments =
+            [executable, "worker", "--memory-limit", String(memoryLimitMiB)] + (idlePriority ? ["--idle-priority"] : [])
         // No QUIRE_* variable (the token stays in the service), and no Swift backtracer: a crash ends the
         // worker at once.
         var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("QUIRE_") }
