@@ -9,7 +9,8 @@ import QuireSystem
 /// ``CoordinationService/configure(_:)`` sets the one the process-wide ``CoordinationDomain/default`` uses
 /// (once, before first use). Nothing reads or writes the environment after that; ``fromEnvironment(_:)`` is
 /// only the default source (`QUIRE_COORDINATION_SCOPE`, `QUIRE_COORDINATION_DIR`, `QUIRE_WATCH_DEBOUNCE_MS`,
-/// `QUIRE_COORDINATION_QUIET`).
+/// `QUIRE_COORDINATION_QUIET` and the polling windows' `QUIRE_COORDINATION_POLL_MICROSECONDS`,
+/// `QUIRE_COORDINATION_HAND_OVER_POLL_MICROSECONDS`, `QUIRE_COORDINATION_HOST_POLL_MICROSECONDS`).
 public struct CoordinationConfiguration: Sendable {
     /// Where coordination happens (default ``CoordinationService/Scope/user``).
     public var scope: CoordinationService.Scope
@@ -18,6 +19,8 @@ public struct CoordinationConfiguration: Sendable {
     /// The delay after an uncoordinated change before presenters hear of it, during which further changes to
     /// the same item join it (default 20 ms; clamped to 0…60 s).
     public var uncoordinatedChangeDebounce: Duration
+    /// How long this process's coordination threads poll before they sleep (default ``CoordinationPolling/default``).
+    public var polling: CoordinationPolling
     /// Where the coordination layer logs what it cannot throw: file watching degraded, a host lost and found
     /// again (warnings), connection steps (debug).
     public var logger: Logger
@@ -26,12 +29,13 @@ public struct CoordinationConfiguration: Sendable {
     /// the logger, which uses the process's logging bootstrap.
     public init(
         scope: CoordinationService.Scope = .user, directory: URL = CoordinationConfiguration.defaultDirectory(),
-        uncoordinatedChangeDebounce: Duration = .milliseconds(20),
+        uncoordinatedChangeDebounce: Duration = .milliseconds(20), polling: CoordinationPolling = .default,
         logger: Logger = Logger(label: "quire.coordination")
     ) {
         self.scope = scope
         self.directory = directory
         self.uncoordinatedChangeDebounce = max(.zero, min(uncoordinatedChangeDebounce, .seconds(60)))
+        self.polling = polling
         self.logger = logger
     }
 
@@ -63,7 +67,10 @@ public struct CoordinationConfiguration: Sendable {
 
     /// The configuration `environment` describes: `QUIRE_COORDINATION_SCOPE` (`user` or `process`, default
     /// `user`), `QUIRE_COORDINATION_DIR` (default ``defaultDirectory(_:)``), `QUIRE_WATCH_DEBOUNCE_MS` (default
-    /// 20), and a logger that writes warnings to standard error unless `QUIRE_COORDINATION_QUIET` is set.
+    /// 20), the polling windows in microseconds (``CoordinationPolling``: `QUIRE_COORDINATION_POLL_MICROSECONDS`,
+    /// `QUIRE_COORDINATION_HAND_OVER_POLL_MICROSECONDS`, `QUIRE_COORDINATION_HOST_POLL_MICROSECONDS`; a value that
+    /// is not a whole number keeps the default), and a logger that writes warnings to standard error unless
+    /// `QUIRE_COORDINATION_QUIET` is set.
     /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` for a scope other than `user` or `process`.
     public static func fromEnvironment(
         _ environment: [String: String]
@@ -83,9 +90,17 @@ public struct CoordinationConfiguration: Sendable {
             directory = URL(fileURLWithPath: configured, isDirectory: true)
         }
         let debounce = lookup("QUIRE_WATCH_DEBOUNCE_MS").flatMap { Int($0) }.map { Duration.milliseconds($0) }
+        func microseconds(_ name: String, _ fallback: Duration) -> Duration {
+            lookup(name).flatMap { Int($0) }.map { Duration.microseconds($0) } ?? fallback
+        }
+        let defaults = CoordinationPolling.default
+        let polling = CoordinationPolling(
+            waitingClient: microseconds("QUIRE_COORDINATION_POLL_MICROSECONDS", defaults.waitingClient),
+            handOver: microseconds("QUIRE_COORDINATION_HAND_OVER_POLL_MICROSECONDS", defaults.handOver),
+            host: microseconds("QUIRE_COORDINATION_HOST_POLL_MICROSECONDS", defaults.host))
         return CoordinationConfiguration(
             scope: scope, directory: directory, uncoordinatedChangeDebounce: debounce ?? .milliseconds(20),
-            logger: standardErrorLogger(quiet: lookup("QUIRE_COORDINATION_QUIET") != nil))
+            polling: polling, logger: standardErrorLogger(quiet: lookup("QUIRE_COORDINATION_QUIET") != nil))
     }
 
     /// A logger that writes warnings and worse to standard error (what the library did before it took a
@@ -98,6 +113,6 @@ public struct CoordinationConfiguration: Sendable {
         return logger
     }
 
-    /// Where the shared arbiter of this configuration lives.
-    var paths: SharedArbiterPaths { SharedArbiterPaths(directory: directory) }
+    /// Where the shared arbiter of this configuration lives, and how its threads poll.
+    var paths: SharedArbiterPaths { SharedArbiterPaths(directory: directory, polling: polling) }
 }

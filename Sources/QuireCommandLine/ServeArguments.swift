@@ -157,6 +157,36 @@ public struct ServeArguments: ParsableArguments {
         help: ArgumentHelp("The memory one PDF worker process may map, in MiB (default: 2048).", valueName: "n"))
     public var pdfMemoryMiB: Int?
 
+    /// How long a thread waiting for a coordination grant polls before it sleeps, in µs.
+    @Option(
+        name: .customLong("coordination-poll-microseconds"),
+        help: ArgumentHelp("How long a thread waiting for a coordination grant polls before it sleeps, in µs (default: 200).", valueName: "n"))
+    public var coordinationPollMicroseconds: Int?
+
+    /// How long a waiting thread polls the hand-over board for a grant another client passes on, in µs.
+    @Option(
+        name: .customLong("coordination-hand-over-poll-microseconds"),
+        help: ArgumentHelp("How long a waiting thread polls the hand-over board for a grant another client passes on, in µs (default: 500).", valueName: "n"))
+    public var coordinationHandOverPollMicroseconds: Int?
+
+    /// How long the arbiter host polls its clients after handling one, in µs.
+    @Option(
+        name: .customLong("coordination-host-poll-microseconds"),
+        help: ArgumentHelp("How long the arbiter host polls its clients after handling one, in µs (default: 100).", valueName: "n"))
+    public var coordinationHostPollMicroseconds: Int?
+
+    /// How long the service polls for a PDF worker's reply before it sleeps, in µs.
+    @Option(
+        name: .customLong("workers-poll-microseconds"),
+        help: ArgumentHelp("How long the service polls for a PDF worker's reply before it sleeps, in µs (default: 2000).", valueName: "n"))
+    public var workersPollMicroseconds: Int?
+
+    /// How long an idle PDF worker polls for its next request before it sleeps, in µs.
+    @Option(
+        name: .customLong("workers-idle-poll-microseconds"),
+        help: ArgumentHelp("How long an idle PDF worker polls for its next request before it sleeps, in µs (default: 1500).", valueName: "n"))
+    public var workersIdlePollMicroseconds: Int?
+
     /// The lowest level of log line written.
     @Option(
         name: .customLong("log-level"),

@@ -24,6 +24,11 @@ struct Worker: ParsableCommand {
     @Option(name: .customLong("memory-limit"), help: "The most address space this process may map, in MiB.")
     var memoryLimitMiB: Int = 2048
 
+    @Option(
+        name: .customLong("poll-microseconds"),
+        help: "How long to poll for the next request before sleeping, in microseconds (0 to 100000).")
+    var pollMicroseconds: Int = 1500
+
     @Flag(
         name: .customLong("idle-priority"),
         help: "Run under the SCHED_IDLE policy, only on processors nothing else wants (the search index's workers).")
@@ -33,7 +38,7 @@ struct Worker: ParsableCommand {
     @OptionGroup var sandbox: WorkerSandbox
 
     func run() throws {
-        let loop = PDFWorkerLoop(socket: 3)
+        let loop = PDFWorkerLoop(socket: 3, poll: .microseconds(max(0, min(pollMicroseconds, 100_000))))
         loop.confine(memoryLimitMiB: memoryLimitMiB)
         if idlePriority, CQuire_setIdleScheduling() != 0 {
             // The service relies on it: a background worker at normal priority would take processors from requests.
@@ -51,6 +56,10 @@ struct Worker: ParsableCommand {
 struct PDFWorkerLoop {
     /// The socket to the service.
     let socket: Int32
+    /// How long an idle worker polls for its next request before it sleeps in `recvmsg`: the next request of a
+    /// busy document usually comes within a millisecond, and a worker whose processor halted costs 40-50 µs to
+    /// wake on this kind of virtual machine (`workers.idlePollMicroseconds`, default 1.5 ms).
+    let poll: Duration
     /// The documents this worker opened lately.
     private let opened = OpenedDocuments()
 
@@ -72,7 +81,7 @@ struct PDFWorkerLoop {
     func serve() -> Never {
         var packet = [UInt8](repeating: 0, count: PDFWorkerMessage.maximumPacketSize)
         while true {
-            SystemCall.pollWithoutSleeping(socket, for: Self.requestSpin)
+            if poll > .zero { SystemCall.pollWithoutSleeping(socket, for: poll) }
             var attached: [Int32] = [-1, -1]
             var count: Int32 = 0
             let received = packet.withUnsafeMutableBytes { buffer in
@@ -106,11 +115,6 @@ struct PDFWorkerLoop {
             if reply.1 >= 0 { close(reply.1) }
         }
     }
-
-    /// How long an idle worker polls for its next request before it sleeps in `recvmsg`: the next request of a
-    /// busy document usually comes within a millisecond, and a worker whose processor halted costs 40-50 µs to
-    /// wake on this kind of virtual machine.
-    static let requestSpin: Duration = .microseconds(1500)
 
     private func send(_ reply: PDFWorkerReply, attaching descriptor: Int32 = -1) {
         let bytes = reply.encoded()

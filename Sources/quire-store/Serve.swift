@@ -86,12 +86,18 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    /// Gives the process's coordination domain the configured scope (the rest from the environment) and the
-    /// service's logging, before anything coordinates.
+    /// Gives the process's coordination domain the configured scope and polling windows (the directory and the
+    /// debounce from the environment, as every coordinating process reads them) and the service's logging, before
+    /// anything coordinates.
     private static func configureCoordination(_ configuration: StoreConfiguration) throws {
-        var environment = ProcessInfo.processInfo.environment
-        environment["QUIRE_COORDINATION_SCOPE"] = configuration.coordinationScope.rawValue
-        var coordination = try CoordinationConfiguration.fromEnvironment(environment)
+        var coordination = try CoordinationConfiguration.fromEnvironment()
+        guard let scope = CoordinationService.Scope(rawValue: configuration.coordinationScope.rawValue) else {
+            throw CommandFailure(
+                "coordination.scope \(configuration.coordinationScope.rawValue) is not a coordination scope",
+                exitCode: CommandFailure.configuration)
+        }
+        coordination.scope = scope
+        coordination.polling = configuration.polling.coordination
         coordination.logger = Logger(label: "quire.coordination")
         try CoordinationService.configure(coordination)
     }

@@ -12,6 +12,9 @@ extension ServeArguments {
             bodyTimeoutSeconds: bodyTimeoutSeconds, maxConnections: maxConnections, pdfWorkers: pdfWorkers,
             pdfDeadlineSeconds: pdfDeadlineSeconds, pdfMemoryMiB: pdfMemoryMiB, token: token,
             database: database, contentCheckSeconds: contentCheckSeconds, roots: roots, logLevel: logLevel,
-            logFormat: logFormat)
+            logFormat: logFormat, coordinationPollMicroseconds: coordinationPollMicroseconds,
+            coordinationHandOverPollMicroseconds: coordinationHandOverPollMicroseconds,
+            coordinationHostPollMicroseconds: coordinationHostPollMicroseconds,
+            workersPollMicroseconds: workersPollMicroseconds, workersIdlePollMicroseconds: workersIdlePollMicroseconds)
     }
 }

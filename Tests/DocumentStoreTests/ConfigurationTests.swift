@@ -1,4 +1,5 @@
 import DocumentStore
+import FileCoordination
 import Foundation
 import Testing
 
@@ -111,6 +112,38 @@ struct ConfigurationTests {
         #expect(configuration.pdfWorkers == 3)
         #expect(configuration.pdfDeadline == .seconds(7))
         #expect(configuration.roots.map(\.path) == [first.path, second.path].map { realPath($0)! })
+    }
+
+    @Test("the polling windows: measured defaults, each set from the file, the environment or a flag, bounded")
+    func pollingWindows() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let defaults = try StoreConfiguration.load(environment: [:], workingDirectory: directory.url).polling
+        #expect(defaults.coordination == CoordinationPolling(
+            waitingClient: .microseconds(200), handOver: .microseconds(500), host: .microseconds(100)))
+        #expect(defaults.workerReply == .microseconds(2000))
+        #expect(defaults.workerIdle == .microseconds(1500))
+        try directory.file(
+            "quire.json",
+            contents: #"{"coordination": {"pollMicroseconds": 0, "hostPollMicroseconds": 7}, "workers": {"pollMicroseconds": 9}}"#)
+        let configured = try StoreConfiguration.load(
+            configFile: "quire.json",
+            environment: ["QUIRE_COORDINATION_HAND_OVER_POLL_MICROSECONDS": "11", "QUIRE_WORKERS_POLL_MICROSECONDS": "13"],
+            overrides: ConfigurationOverrides(workersIdlePollMicroseconds: 0), workingDirectory: directory.url
+        ).polling
+        #expect(configured.coordination == CoordinationPolling(
+            waitingClient: .zero, handOver: .microseconds(11), host: .microseconds(7)))
+        #expect(configured.workerReply == .microseconds(13))  // environment over file
+        #expect(configured.workerIdle == .zero)  // flag
+        #expect(throws: ConfigurationError.self) {
+            try StoreConfiguration.load(
+                environment: ["QUIRE_COORDINATION_POLL_MICROSECONDS": "100001"], workingDirectory: directory.url)
+        }
+        #expect(throws: ConfigurationError.self) {
+            try StoreConfiguration.load(
+                environment: [:], overrides: ConfigurationOverrides(workersPollMicroseconds: -1),
+                workingDirectory: directory.url)
+        }
     }
 
     @Test("roots are resolved through symbolic links")
@@ -239,7 +272,9 @@ struct ConfigurationTests {
                 + "coordination.scope, maxUploadBytes, maxOpenDocuments, maxDPI, uploadBudgetBytes, "
                 + "headerTimeoutSeconds, "
                 + "idleTimeoutSeconds, minBodyBytesPerSecond, bodyTimeoutSeconds, maxConnections, pdfWorkers, pdfDeadlineSeconds, pdfMemoryMiB, token, database, "
-                + "contentCheckSeconds, roots, log.level, log.format)"),
+                + "contentCheckSeconds, roots, log.level, log.format, coordination.pollMicroseconds, "
+                + "coordination.handOverPollMicroseconds, coordination.hostPollMicroseconds, workers.pollMicroseconds, "
+                + "workers.idlePollMicroseconds)"),
         InvalidCase(
             overrides: ConfigurationOverrides(pdfWorkers: 0),
             "invalid configuration: pdfWorkers = 0 from flag --pdf-workers: must be a number of worker processes "

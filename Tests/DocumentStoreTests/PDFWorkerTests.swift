@@ -558,6 +558,26 @@ struct PDFWorkerLifetimeTests {
         return text[text.index(close, offsetBy: 2)...].first
     }
 
+    @Test("A worker is told its idle polling window (workers.idlePollMicroseconds), and serves with none at all")
+    func workerTakesItsPollingWindow() throws {
+        for window in [Duration.zero, .microseconds(750)] {
+            let pool = PDFWorkerPool(
+                settings: .init(
+                    executable: PDFWorkerPool.defaultExecutable(), workers: 1, deadline: .seconds(10), replyPoll: window,
+                    idlePoll: window),
+                metrics: StoreMetrics(), logger: Logger(label: "quire.test"))
+            defer { pool.shutdown() }
+            let pdf = PDFWorkPayload(try Fixture.data("one-page.pdf"))
+            let text = try pool.runBlocking(PDFWorkerRequest(operation: .text, pageIndex: 0), pdf: pdf, key: "a")
+            #expect(String(decoding: text, as: UTF8.self).contains("Hello from page one."))
+            let pid = try #require(pool.workerProcessIDs.first)
+            let arguments = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))
+                .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            let index = try #require(arguments.firstIndex(of: "--poll-microseconds"))
+            #expect(arguments.dropFirst(index + 1).first == (window == .zero ? "0" : "750"))
+        }
+    }
+
     @Test("A worker started from a thread that then ends keeps serving, the same process")
     func workerOutlivesItsStartingThread() throws {
         let pool = PDFWorkerPool(

@@ -56,14 +56,20 @@ struct ConfigurationTests {
         let configuration = try CoordinationConfiguration.fromEnvironment([
             "QUIRE_COORDINATION_SCOPE": "process", "QUIRE_COORDINATION_DIR": "/tmp/somewhere",
             "QUIRE_WATCH_DEBOUNCE_MS": "35", "QUIRE_COORDINATION_QUIET": "1",
+            "QUIRE_COORDINATION_POLL_MICROSECONDS": "0", "QUIRE_COORDINATION_HAND_OVER_POLL_MICROSECONDS": "900",
+            "QUIRE_COORDINATION_HOST_POLL_MICROSECONDS": "250000",
         ])
         #expect(configuration.scope == .process)
+        // The polling windows: 0 turns one off; each is clamped to 100 ms.
+        #expect(configuration.polling == CoordinationPolling(
+            waitingClient: .zero, handOver: .microseconds(900), host: .milliseconds(100)))
         #expect(configuration.directory.path == "/tmp/somewhere")
         #expect(configuration.uncoordinatedChangeDebounce == .milliseconds(35))
         let defaults = try CoordinationConfiguration.fromEnvironment(["XDG_RUNTIME_DIR": "/run/user/7"])
         #expect(defaults.scope == .user)
         #expect(defaults.directory.path == "/run/user/7/quire")
         #expect(defaults.uncoordinatedChangeDebounce == .milliseconds(20))
+        #expect(defaults.polling == .default)
         #expect(throws: FileCoordinationError.self) {
             try CoordinationConfiguration.fromEnvironment(["QUIRE_COORDINATION_SCOPE": "galaxy"])
         }

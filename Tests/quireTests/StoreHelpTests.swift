@@ -125,6 +125,21 @@ struct StoreHelpTests {
           --pdf-deadline-seconds <n>
                                   How long one page render or text extraction may take (default: 10).
           --pdf-memory-mib <n>    The memory one PDF worker process may map, in MiB (default: 2048).
+          --coordination-poll-microseconds <n>
+                                  How long a thread waiting for a coordination grant polls before it
+                                  sleeps, in µs (default: 200).
+          --coordination-hand-over-poll-microseconds <n>
+                                  How long a waiting thread polls the hand-over board for a grant another
+                                  client passes on, in µs (default: 500).
+          --coordination-host-poll-microseconds <n>
+                                  How long the arbiter host polls its clients after handling one, in µs
+                                  (default: 100).
+          --workers-poll-microseconds <n>
+                                  How long the service polls for a PDF worker's reply before it sleeps, in
+                                  µs (default: 2000).
+          --workers-idle-poll-microseconds <n>
+                                  How long an idle PDF worker polls for its next request before it sleeps,
+                                  in µs (default: 1500).
           --log-level <level>     The lowest level of log line written: trace, debug, info, notice,
                                   warning, error or critical (default: info).
           --log-format <text|json>

@@ -452,7 +452,7 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
                 try waiting && !readable
                 ? SocketSystem.receiveWaiting(
                     socket.descriptor, into: buffers.chunk.bytes, milliseconds: Self.leaderPatience,
-                    spinning: Self.leaderSpin)
+                    spinning: paths.polling.waitingClient)
                 : SocketSystem.receiveWithoutWaiting(socket.descriptor, into: buffers.chunk.bytes)
         } catch {
             lost(socket.attempt, "reading from the shared arbiter failed: \(error)")
@@ -509,13 +509,6 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     /// How long a waiting thread reads before it lets the connection's thread look at the socket again.
     static let leaderPatience: Int32 = 50
 
-    /// How long a waiting thread polls for its answer without sleeping before it sleeps in `poll`.
-    static let leaderSpin: Duration = .microseconds(200)
-
-    /// How long a waiting thread polls its socket and its cell on the hand-over board without sleeping, before it
-    /// sleeps on the cell's doorbell. Longer than ``leaderSpin``: in a queue of clients, a grant handed over on the
-    /// board is taken in a few microseconds by a spinning waiter and costs a wake-up to a sleeping one.
-    static let boardSpin: Duration = .microseconds(500)
 
     /// Reads the socket on the calling thread until `resolved` (its own grant or failure came) or until another
     /// thread reads: the waiting thread is woken by the host's answer itself, not by a reader thread that then
@@ -556,12 +549,12 @@ final class SharedArbiterConnection: ArbiterEndpoint, @unchecked Sendable {
     }
 
     /// Waits for the socket and, beside it, for a grant another client writes on the board: polls both without
-    /// sleeping for ``boardSpin``, then sleeps on the cell's doorbell (rung by that client and by the host for
+    /// sleeping for the hand-over polling window (``CoordinationPolling/handOver``), then sleeps on the cell's doorbell (rung by that client and by the host for
     /// every frame it sends) for up to ``leaderPatience``. A grant taken is handled at once. Returns true when the
     /// socket is readable, false when the wait is over without it (a grant came, or time is up).
     private func waitOnBoard(_ use: BoardUse, _ socket: (attempt: UInt64, descriptor: Int32)) -> Bool {
         let board = use.board
-        let end = ContinuousClock.now + Self.boardSpin
+        let end = ContinuousClock.now + paths.polling.handOver
         var entry = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
         var slept = false
         board.setPresence(.spinning, cell: use.cell)

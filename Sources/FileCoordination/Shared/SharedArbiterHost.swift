@@ -197,12 +197,11 @@ final class SharedArbiterHost: @unchecked Sendable {
 
     // MARK: the loop
 
-    /// Polls and serves until the poll fails or, with `stopOnSignal`, SIGINT or SIGTERM arrives.
-    /// How long the host polls without sleeping after it had something to do, before it sleeps in `poll`: the
-    /// next frame of a client it just answered (the end of the access it granted, the next request) usually comes
-    /// within it, and on a virtual machine a sleeping thread costs 40-50 µs to wake, more than the round trip.
-    static let busyPolling: Duration = .microseconds(100)
-
+    /// Polls and serves until the poll fails or, with `stopOnSignal`, SIGINT or SIGTERM arrives. After it had
+    /// something to do, it polls without sleeping for the host's polling window (``CoordinationPolling/host``)
+    /// before it sleeps in `poll`: the next frame of a client it just answered (the end of the access it granted,
+    /// the next request) usually comes within it, and on a virtual machine a sleeping thread costs 40-50 µs to
+    /// wake, more than the round trip.
     private func run(stopOnSignal: Bool = false) {
         var worked = false
         while !(stopOnSignal && StopSignals.received.load(ordering: .acquiring)) {
@@ -210,7 +209,7 @@ final class SharedArbiterHost: @unchecked Sendable {
             buildPollSet()
             do {
                 let timeout = pollTimeout(SystemInterface.now())
-                if !(worked && timeout != 0 && SystemCall.pollWithoutSleeping(&pollSet, for: Self.busyPolling)) {
+                if !(worked && timeout != 0 && SystemCall.pollWithoutSleeping(&pollSet, for: paths.polling.host)) {
                     // About to sleep: a grant written on the board that its waiter has not taken goes as a frame.
                     if session.hasHandedOverGrants {
                         perform(session.handOver(idle: true))

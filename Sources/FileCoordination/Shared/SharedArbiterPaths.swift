@@ -13,10 +13,14 @@ struct SharedArbiterPaths: Sendable {
     let lock: String
     /// The pids of the host's clients, one per line, for the next host's grace period.
     let clients: String
+    /// How long the threads that wait on these paths (a waiting client's, the host's) poll before they sleep: it
+    /// travels with the paths to every connection and host made from them.
+    let polling: CoordinationPolling
 
     /// The paths in `directory`, worked out once (each `URL` operation costs a command's start-up a little).
-    init(directory: URL) {
+    init(directory: URL, polling: CoordinationPolling = .default) {
         self.directory = directory
+        self.polling = polling
         directoryPath = directory.path
         socket = directory.appendingPathComponent("arbiter.sock").path
         lock = directory.appendingPathComponent("arbiter.lock").path

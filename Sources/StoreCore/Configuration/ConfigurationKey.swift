@@ -57,6 +57,21 @@ struct ConfigurationKey: Sendable, Hashable {
     /// How log lines are written: `text` (with a priority prefix and no timestamp for the journal) or `json`.
     static let logFormat = ConfigurationKey(
         name: "log.format", environmentVariable: "QUIRE_LOG_FORMAT", flag: "--log-format")
+    /// A polling window, in microseconds (``StoreConfiguration/polling``).
+    static let coordinationPollMicroseconds = ConfigurationKey(
+        name: "coordination.pollMicroseconds", environmentVariable: "QUIRE_COORDINATION_POLL_MICROSECONDS", flag: "--coordination-poll-microseconds")
+    /// A polling window, in microseconds (``StoreConfiguration/polling``).
+    static let coordinationHandOverPollMicroseconds = ConfigurationKey(
+        name: "coordination.handOverPollMicroseconds", environmentVariable: "QUIRE_COORDINATION_HAND_OVER_POLL_MICROSECONDS", flag: "--coordination-hand-over-poll-microseconds")
+    /// A polling window, in microseconds (``StoreConfiguration/polling``).
+    static let coordinationHostPollMicroseconds = ConfigurationKey(
+        name: "coordination.hostPollMicroseconds", environmentVariable: "QUIRE_COORDINATION_HOST_POLL_MICROSECONDS", flag: "--coordination-host-poll-microseconds")
+    /// A polling window, in microseconds (``StoreConfiguration/polling``).
+    static let workersPollMicroseconds = ConfigurationKey(
+        name: "workers.pollMicroseconds", environmentVariable: "QUIRE_WORKERS_POLL_MICROSECONDS", flag: "--workers-poll-microseconds")
+    /// A polling window, in microseconds (``StoreConfiguration/polling``).
+    static let workersIdlePollMicroseconds = ConfigurationKey(
+        name: "workers.idlePollMicroseconds", environmentVariable: "QUIRE_WORKERS_IDLE_POLL_MICROSECONDS", flag: "--workers-idle-poll-microseconds")
     /// Colon-separated in the environment (as `PATH`); `--root` is repeated on the command line.
     static let roots = ConfigurationKey(name: "roots", environmentVariable: "QUIRE_ROOTS", flag: "--root")
 
@@ -64,6 +79,8 @@ struct ConfigurationKey: Sendable, Hashable {
     static let all: [ConfigurationKey] = [
         .store, .host, .port, .coordinationScope, .maxUploadBytes, .maxOpenDocuments, .maxDPI, .uploadBudgetBytes,
         .headerTimeoutSeconds, .idleTimeoutSeconds, .minBodyBytesPerSecond, .bodyTimeoutSeconds, .maxConnections, .pdfWorkers, .pdfDeadlineSeconds, .pdfMemoryMiB, .token, .database,
-        .contentCheckSeconds, .roots, .logLevel, .logFormat,
+        .contentCheckSeconds, .roots, .logLevel, .logFormat, .coordinationPollMicroseconds,
+        .coordinationHandOverPollMicroseconds, .coordinationHostPollMicroseconds, .workersPollMicroseconds,
+        .workersIdlePollMicroseconds,
     ]
 }

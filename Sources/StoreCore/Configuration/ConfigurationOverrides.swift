@@ -47,6 +47,16 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     public var logLevel: String?
     /// `--log-format text|json`.
     public var logFormat: String?
+    /// `--coordination-poll-microseconds N`.
+    public var coordinationPollMicroseconds: Int?
+    /// `--coordination-hand-over-poll-microseconds N`.
+    public var coordinationHandOverPollMicroseconds: Int?
+    /// `--coordination-host-poll-microseconds N`.
+    public var coordinationHostPollMicroseconds: Int?
+    /// `--workers-poll-microseconds N`.
+    public var workersPollMicroseconds: Int?
+    /// `--workers-idle-poll-microseconds N`.
+    public var workersIdlePollMicroseconds: Int?
 
     /// Makes overrides; every value defaults to "not given".
     public init(
@@ -71,7 +81,12 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         contentCheckSeconds: Int? = nil,
         roots: [String] = [],
         logLevel: String? = nil,
-        logFormat: String? = nil
+        logFormat: String? = nil,
+        coordinationPollMicroseconds: Int? = nil,
+        coordinationHandOverPollMicroseconds: Int? = nil,
+        coordinationHostPollMicroseconds: Int? = nil,
+        workersPollMicroseconds: Int? = nil,
+        workersIdlePollMicroseconds: Int? = nil
     ) {
         self.store = store
         self.host = host
@@ -95,6 +110,11 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         self.roots = roots
         self.logLevel = logLevel
         self.logFormat = logFormat
+        self.coordinationPollMicroseconds = coordinationPollMicroseconds
+        self.coordinationHandOverPollMicroseconds = coordinationHandOverPollMicroseconds
+        self.coordinationHostPollMicroseconds = coordinationHostPollMicroseconds
+        self.workersPollMicroseconds = workersPollMicroseconds
+        self.workersIdlePollMicroseconds = workersIdlePollMicroseconds
     }
 
     /// The overrides as a swift-configuration snapshot, the highest-precedence layer.
@@ -126,6 +146,11 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         set(.roots, roots.isEmpty ? nil : .stringArray(roots))
         set(.logLevel, logLevel.map(ConfigContent.string))
         set(.logFormat, logFormat.map(ConfigContent.string))
+        set(.coordinationPollMicroseconds, coordinationPollMicroseconds.map(ConfigContent.int))
+        set(.coordinationHandOverPollMicroseconds, coordinationHandOverPollMicroseconds.map(ConfigContent.int))
+        set(.coordinationHostPollMicroseconds, coordinationHostPollMicroseconds.map(ConfigContent.int))
+        set(.workersPollMicroseconds, workersPollMicroseconds.map(ConfigContent.int))
+        set(.workersIdlePollMicroseconds, workersIdlePollMicroseconds.map(ConfigContent.int))
         return InMemoryProvider(name: "flags", values: values).snapshot()
     }
 }

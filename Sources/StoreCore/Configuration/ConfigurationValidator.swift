@@ -1,3 +1,4 @@
+import FileCoordination
 import Foundation
 import Logging
 import PostgresNIO
@@ -40,6 +41,15 @@ struct ConfigurationValidator {
         configuration.contentCheckInterval = check == 0 ? nil : .seconds(check)
         configuration.logLevel = try logLevel()
         configuration.logFormat = try logFormat()
+        func window(_ key: ConfigurationKey) throws(ConfigurationError) -> Duration {
+            .microseconds(try bounded(key, 0...100_000, "a number of microseconds from 0 (no polling) to 100000"))
+        }
+        configuration.polling = StoreConfiguration.Polling(
+            coordination: CoordinationPolling(
+                waitingClient: try window(.coordinationPollMicroseconds),
+                handOver: try window(.coordinationHandOverPollMicroseconds),
+                host: try window(.coordinationHostPollMicroseconds)),
+            workerReply: try window(.workersPollMicroseconds), workerIdle: try window(.workersIdlePollMicroseconds))
         return configuration
     }
 

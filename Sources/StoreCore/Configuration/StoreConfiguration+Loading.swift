@@ -25,6 +25,11 @@ extension StoreConfiguration {
         AbsoluteConfigKey(ConfigurationKey.roots.components): ConfigValue(.stringArray([]), isSecret: false),
         AbsoluteConfigKey(ConfigurationKey.logLevel.components): "info",
         AbsoluteConfigKey(ConfigurationKey.logFormat.components): "text",
+        AbsoluteConfigKey(ConfigurationKey.coordinationPollMicroseconds.components): 200,
+        AbsoluteConfigKey(ConfigurationKey.coordinationHandOverPollMicroseconds.components): 500,
+        AbsoluteConfigKey(ConfigurationKey.coordinationHostPollMicroseconds.components): 100,
+        AbsoluteConfigKey(ConfigurationKey.workersPollMicroseconds.components): 2000,
+        AbsoluteConfigKey(ConfigurationKey.workersIdlePollMicroseconds.components): 1500,
     ]
 
     /// Reads the configuration from its four sources and checks every value.
@@ -35,7 +40,9 @@ extension StoreConfiguration {
     /// `QUIRE_HEADER_TIMEOUT_SECONDS`, `QUIRE_IDLE_TIMEOUT_SECONDS`, `QUIRE_MIN_BODY_BYTES_PER_SECOND`,
     /// `QUIRE_BODY_TIMEOUT_SECONDS`, `QUIRE_MAX_CONNECTIONS`, `QUIRE_PDF_WORKERS`,
     /// `QUIRE_PDF_DEADLINE_SECONDS`, `QUIRE_PDF_MEMORY_MIB`, `QUIRE_DATABASE`, `QUIRE_CONTENT_CHECK_SECONDS`,
-    /// `QUIRE_LOG_LEVEL`, `QUIRE_LOG_FORMAT`), the
+    /// `QUIRE_LOG_LEVEL`, `QUIRE_LOG_FORMAT`, `QUIRE_COORDINATION_POLL_MICROSECONDS`,
+    /// `QUIRE_COORDINATION_HAND_OVER_POLL_MICROSECONDS`, `QUIRE_COORDINATION_HOST_POLL_MICROSECONDS`,
+    /// `QUIRE_WORKERS_POLL_MICROSECONDS`, `QUIRE_WORKERS_IDLE_POLL_MICROSECONDS`), the
     /// JSON file
     /// `configFile`, then the
     /// built-in defaults. Relative paths are resolved against `workingDirectory`.

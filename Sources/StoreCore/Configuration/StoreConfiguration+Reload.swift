@@ -32,6 +32,11 @@ extension StoreConfiguration {
             (.roots, roots != other.roots),
             (.logLevel, logLevel != other.logLevel),
             (.logFormat, logFormat != other.logFormat),
+            (.coordinationPollMicroseconds, polling.coordination.waitingClient != other.polling.coordination.waitingClient),
+            (.coordinationHandOverPollMicroseconds, polling.coordination.handOver != other.polling.coordination.handOver),
+            (.coordinationHostPollMicroseconds, polling.coordination.host != other.polling.coordination.host),
+            (.workersPollMicroseconds, polling.workerReply != other.polling.workerReply),
+            (.workersIdlePollMicroseconds, polling.workerIdle != other.polling.workerIdle),
         ]
         return comparisons.filter(\.1).map(\.0.name)
     }

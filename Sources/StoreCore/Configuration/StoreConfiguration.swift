@@ -1,3 +1,4 @@
+import FileCoordination
 import Foundation
 import Logging
 
@@ -64,6 +65,33 @@ public struct StoreConfiguration: Sendable, Equatable {
     /// The address space one PDF worker may map, in MiB (`RLIMIT_AS`; default 2048): a PDF whose parse or render
     /// needs more fails in its worker (422), never in the service.
     public var pdfMemoryMiB: Int = 2048
+    /// How long the service's threads and its PDF workers poll before they sleep (the defaults measured on a
+    /// 2-vCPU machine; `Docs/performance.md` gives their cost).
+    public var polling = Polling()
+
+    /// The polling windows: latency bought with CPU, spent only while something is in flight (an idle service
+    /// polls nothing). Each is 0 (sleep at once) to 100 ms.
+    public struct Polling: Sendable, Equatable {
+        /// The coordination threads' windows (`coordination.pollMicroseconds`,
+        /// `coordination.handOverPollMicroseconds`, `coordination.hostPollMicroseconds`).
+        public var coordination: CoordinationPolling
+        /// How long the service polls for a PDF worker's reply before it sleeps, while no other request runs
+        /// (`workers.pollMicroseconds`, default 2 ms).
+        public var workerReply: Duration
+        /// How long an idle PDF worker polls for its next request before it sleeps
+        /// (`workers.idlePollMicroseconds`, default 1.5 ms).
+        public var workerIdle: Duration
+
+        /// Polling windows; the defaults are the measured ones.
+        public init(
+            coordination: CoordinationPolling = .default, workerReply: Duration = .milliseconds(2),
+            workerIdle: Duration = .microseconds(1500)
+        ) {
+            self.coordination = coordination
+            self.workerReply = workerReply
+            self.workerIdle = workerIdle
+        }
+    }
     /// How often the node compares the files of the documents it owns (every document, for one node) with the
     /// catalog, and records what changed: for files written where no node's inotify or coordination sees them
     /// (another host's clients on a network file system). Nil (the default): never.

@@ -132,7 +132,8 @@ public final class DocumentLibrary: Sendable {
             settings: .init(
                 executable: configuration.pdfWorkerExecutable ?? PDFWorkerPool.defaultExecutable(),
                 workers: configuration.pdfWorkers, backgroundWorkers: max(1, configuration.pdfWorkers - 1),
-                deadline: configuration.pdfDeadline, memoryLimitMiB: configuration.pdfMemoryMiB),
+                deadline: configuration.pdfDeadline, memoryLimitMiB: configuration.pdfMemoryMiB,
+                replyPoll: configuration.polling.workerReply, idlePoll: configuration.polling.workerIdle),
             metrics: metrics, logger: logger)
         searchIndexing = SearchIndexing(concurrency: max(1, configuration.pdfWorkers - 1))
         uploadDirectory = configuration.storeDirectory.appendingPathComponent("files", isDirectory: true)

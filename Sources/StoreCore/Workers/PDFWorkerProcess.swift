@@ -44,17 +44,18 @@ final class PDFWorkerProcess {
     /// policy, so such a worker serves background work only).
     /// - Throws: ``PDFWorkError/unavailable(_:)`` when the socket or the process cannot be made.
     static func start(
-        executable: String, memoryLimitMiB: Int, idlePriority: Bool = false
+        executable: String, memoryLimitMiB: Int, idlePoll: Duration = .microseconds(1500), idlePriority: Bool = false
     ) throws(PDFWorkError) -> PDFWorkerProcess {
         // From the spawner's thread: a worker dies with the thread that started it (PR_SET_PDEATHSIG).
         try WorkerSpawner.shared.run { () throws(PDFWorkError) -> PDFWorkerProcess in
-            try startHere(executable: executable, memoryLimitMiB: memoryLimitMiB, idlePriority: idlePriority)
+            try startHere(
+                executable: executable, memoryLimitMiB: memoryLimitMiB, idlePoll: idlePoll, idlePriority: idlePriority)
         }
     }
 
-    /// ``start(executable:memoryLimitMiB:idlePriority:)`` on the calling thread.
+    /// ``start(executable:memoryLimitMiB:idlePoll:idlePriority:)`` on the calling thread.
     private static func startHere(
-        executable: String, memoryLimitMiB: Int, idlePriority: Bool
+        executable: String, memoryLimitMiB: Int, idlePoll: Duration, idlePriority: Bool
     ) throws(PDFWorkError) -> PDFWorkerProcess {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0
@@ -69,8 +70,10 @@ final class PDFWorkerProcess {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         CQuire_spawnResetSignals(&attributes)
+        let pollMicroseconds = idlePoll.components.seconds * 1_000_000 + idlePoll.components.attoseconds / 1_000_000_000_000
         let arguments =
-            [executable, "worker", "--memory-limit", String(memoryLimitMiB)] + (idlePriority ? ["--idle-priority"] : [])
+            [executable, "worker", "--memory-limit", String(memoryLimitMiB), "--poll-microseconds",
+             String(pollMicroseconds)] + (idlePriority ? ["--idle-priority"] : [])
         // No QUIRE_* variable (the token stays in the service), and no Swift backtracer: a crash ends the
         // worker at once.
         var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("QUIRE_") }
@@ -94,7 +97,7 @@ final class PDFWorkerProcess {
     ///   ``PDFWorkError/workerCrashed(_:)`` when the process ended or answered with something that is not a
     ///   reply.
     func exchange(
-        _ request: PDFWorkerRequest, pdf: Int32, edits: Int32 = -1, deadline: Duration, spin: Bool = false
+        _ request: PDFWorkerRequest, pdf: Int32, edits: Int32 = -1, deadline: Duration, poll: Duration = .zero
     ) throws(PDFWorkError) -> (
         PDFWorkerReply, Int32
     ) {
@@ -115,7 +118,7 @@ final class PDFWorkerProcess {
             throw .workerCrashed(ended())
         }
         let started = ContinuousClock.now
-        if spin { SystemCall.pollWithoutSleeping(socket, for: Self.replySpin) }
+        if poll > .zero { SystemCall.pollWithoutSleeping(socket, for: poll) }
         while true {
             let left = deadline - (ContinuousClock.now - started)
             guard left > .zero else { throw .deadlineExceeded(deadline) }
@@ -124,7 +127,7 @@ final class PDFWorkerProcess {
                 clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             let ready: Int32
             do throws(SystemCallError) {
-                ready = try SystemCall.retryingOnInterrupt("poll") { poll(&descriptor, 1, milliseconds) }
+                ready = try SystemCall.retryingOnInterrupt("poll") { Glibc.poll(&descriptor, 1, milliseconds) }
             } catch {
                 throw .workerCrashed(error.description)
             }
@@ -145,11 +148,6 @@ final class PDFWorkerProcess {
             throw .workerCrashed("it sent a malformed reply (\(error))")
         }
     }
-
-    /// How long a caller polls for its reply before it sleeps in `poll` (when it is the only request running): a
-    /// sleeping caller and a sleeping worker cost about 0.1 ms of wake-ups per request on a 2-vCPU virtual
-    /// machine (measured with a C ping-pong: 100 µs over the work sleeping, 10 µs polling).
-    static let replySpin: Duration = .milliseconds(2)
 
     /// Kills the process and waits for it.
     func stop() {
