@@ -558,6 +558,34 @@ struct PDFWorkerLifetimeTests {
         return text[text.index(close, offsetBy: 2)...].first
     }
 
+    @Test("A worker's refusal of a bad argument reaches the problem naming the request's parameter, or none")
+    func refusalNamesTheRightParameter() async throws {
+        let pool = PDFWorkerPool(
+            settings: .init(executable: PDFWorkerPool.defaultExecutable(), workers: 1, deadline: .seconds(10)),
+            metrics: StoreMetrics(), logger: Logger(label: "quire.test"))
+        defer { pool.shutdown() }
+        let pdf = PDFWorkPayload(try Fixture.data("one-page.pdf"))
+        // The worker itself refuses a resolution it cannot render: the render's parameter is "dpi".
+        var render = PDFWorkerRequest(operation: .renderPNG, pageIndex: 0)
+        render.dpi = 1_000_000
+        let renderError = await #expect(throws: PDFWorkError.self) { try await pool.run(render, pdf: pdf, key: "a") }
+        let renderProblem = ProblemDetails(
+            StoreError.pdfWork(try #require(renderError), work: "rendering page 1", parameter: "dpi"))
+        #expect(renderProblem.status == .badRequest)
+        #expect(renderProblem.extensions["parameter"] == "dpi")
+        // Edits too large to send refuse a save, which has no "dpi": no parameter is named (it used to be "dpi").
+        let huge = PDFWorkerEdit.addAnnotation(
+            kind: 1, page: 0, x: 1, y: 1, width: 10, height: 10,
+            contents: String(repeating: "x", count: PDFWorkerMessage.maximumEditsLength))
+        let saveError = await #expect(throws: PDFWorkError.self) {
+            try await pool.run(PDFWorkerRequest(operation: .save, pageIndex: 0), pdf: pdf, edits: [huge], key: "a")
+        }
+        let saveProblem = ProblemDetails(StoreError.pdfWork(try #require(saveError), work: "saving document a"))
+        #expect(saveProblem.status == .badRequest)
+        #expect(saveProblem.extensions["parameter"] == nil)
+        #expect(saveProblem.detail?.contains("save them first") == true)
+    }
+
     @Test("A worker is told its idle polling window (workers.idlePollMicroseconds), and serves with none at all")
     func workerTakesItsPollingWindow() throws {
         for window in [Duration.zero, .microseconds(750)] {

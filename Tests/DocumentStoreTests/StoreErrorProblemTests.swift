@@ -62,14 +62,23 @@ struct StoreErrorProblemTests {
             error: .pdfWorkFailed(.refused(reply(.pageOutOfRange)), work: "rendering"), status: .notFound,
             type: "about:blank", title: "Not Found", retryAfter: nil),
         Row(
-            error: .pdfWorkFailed(.refused(reply(.passwordRequired)), work: "rendering"), status: .unauthorized,
+            error: .pdfWork(.refused(reply(.pageOutOfRange)), work: "rendering"), status: .notFound,
+            type: "about:blank", title: "Not Found", retryAfter: nil),
+        Row(
+            error: .pdfWork(.refused(reply(.passwordRequired)), work: "rendering"), status: .unauthorized,
             type: "/problems/password-required", title: "Password required", retryAfter: nil),
         Row(
-            error: .pdfWorkFailed(.refused(reply(.invalidArgument)), work: "rendering"), status: .badRequest,
-            type: "/problems/invalid-parameter", title: "Invalid parameter", retryAfter: nil),
+            error: .pdfWork(.refused(reply(.invalidArgument)), work: "rendering", parameter: "dpi"),
+            status: .badRequest, type: "/problems/invalid-parameter", title: "Invalid parameter", retryAfter: nil),
         Row(
-            error: .pdfWorkFailed(.refused(reply(.damaged)), work: "rendering"), status: .unprocessableContent,
+            error: .pdfWork(.refused(reply(.invalidArgument)), work: "saving"), status: .badRequest,
+            type: "about:blank", title: "Bad Request", retryAfter: nil),
+        Row(
+            error: .pdfWork(.refused(reply(.damaged)), work: "rendering"), status: .unprocessableContent,
             type: "/problems/damaged-pdf", title: "Damaged PDF", retryAfter: nil),
+        Row(
+            error: .pdfWork(.deadlineExceeded(.seconds(10)), work: "rendering"), status: .unprocessableContent,
+            type: "/problems/pdf-work-too-long", title: "PDF work too long", retryAfter: nil),
         Row(
             error: .fileInAnotherDocument(path: "/r/a.pdf", holder: id), status: .conflict,
             type: "/problems/file-in-another-document", title: "File already in a document", retryAfter: nil),
@@ -132,9 +141,11 @@ struct StoreErrorProblemTests {
     func detail() {
         let error = StoreError.pageOutOfRange(4, pageCount: 3)
         #expect(ProblemDetails(error).detail == "page 4 does not exist: the document has 3 pages")
-        let refused = StoreError.pdfWorkFailed(.refused(Self.reply(.damaged)), work: "rendering page 1")
+        let refused = StoreError.pdfWork(.refused(Self.reply(.damaged)), work: "rendering page 1")
         #expect(ProblemDetails(refused).detail == "rendering page 1: the worker's message")
-        #expect(refused.description == "rendering page 1: the worker's message")
+        let input = StoreError.pdfWork(.refused(Self.reply(.invalidArgument)), work: "saving document d")
+        #expect(input == .invalidInput("saving document d: the worker's message"))
+        #expect(ProblemDetails(input).extensions["parameter"] == nil)
         let noPage = StoreError.pdfWorkFailed(.refused(Self.reply(.pageOutOfRange)), work: "rendering page 9")
         #expect(ProblemDetails(noPage).detail == "rendering page 9: no such page")
     }

@@ -7,10 +7,6 @@ extension ProblemDetails {
     /// detail, its retry hint as `Retry-After`, and the headers and extension members the status needs (`ETag` and
     /// `etag` on 412, the `Document-Password` challenge on 401, the limit on 413).
     public init(_ error: StoreError) {
-        if case .pdfWorkFailed(let failure, let work) = error, let refusal = StoreError.refusal(failure, work: work) {
-            self.init(refusal)
-            return
-        }
         let status: HTTPResponse.Status
         var type = "about:blank"
         var title: String?
@@ -44,7 +40,8 @@ extension ProblemDetails {
             case .shutDown:
                 status = .serviceUnavailable
             case .refused:
-                // The one refusal without a domain error of its own: the worker found no such page.
+                // Every other refusal became its domain error where the work was asked for (StoreError.pdfWork):
+                // this one is the worker finding no such page.
                 status = .notFound
             }
         case .fileInAnotherDocument:

@@ -144,7 +144,7 @@ extension DocumentLibrary {
         } catch let error as PDFError {
             throw StoreError.damagedPDF(what: what, reason: error.description)
         } catch let error as PDFWorkError {
-            throw StoreError.pdfWorkFailed(error, work: "opening \(what)")
+            throw StoreError.pdfWork(error, work: "opening \(what)")
         }
     }
 

@@ -180,7 +180,7 @@ extension DocumentLibrary {
                     try document.save()
                 } catch {
                     if let work = Self.workFailure(error) {
-                        throw StoreError.pdfWorkFailed(work, work: "saving document \(id.rawValue)")
+                        throw StoreError.pdfWork(work, work: "saving document \(id.rawValue)")
                     }
                     throw StoreError.internalFailure("saving failed: \(error)")
                 }
@@ -245,7 +245,7 @@ extension DocumentLibrary {
                         try document.resolveFileConflict(for: provider, with: resolution)
                     } catch let error as DocumentError {
                         if let work = Self.workFailure(error) {
-                            throw StoreError.pdfWorkFailed(work, work: "saving document \(id.rawValue)")
+                            throw StoreError.pdfWork(work, work: "saving document \(id.rawValue)")
                         }
                         if case .fileNotFound = error {
                             throw StoreError.inConflict(

@@ -218,7 +218,8 @@ extension DocumentLibrary {
         } catch let error as PDFWorkError {
             let work =
                 request.operation == .renderPNG ? "rendering page \(number)" : "extracting the text of page \(number)"
-            throw StoreError.pdfWorkFailed(error, work: "\(work) of document \(id.rawValue)")
+            throw StoreError.pdfWork(
+                error, work: "\(work) of document \(id.rawValue)", parameter: request.operation == .renderPNG ? "dpi" : nil)
         }
         return (result, current.validator)
     }

@@ -70,14 +70,18 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// What a worker's refusal of `work` means for the store (a page that is not there, a password, a parameter,
-    /// damage), or nil when `failure` is not a refusal.
-    public static func refusal(_ failure: PDFWorkError, work: String) -> StoreError? {
-        guard case .refused(let reply) = failure else { return nil }
+    /// The store's error for a PDF worker's `failure` of `work` ("rendering page 3 of document X"), decided once,
+    /// where the work was asked for: a refusal becomes the domain error it means (a password, damage; a bad
+    /// argument names `parameter`, the request's parameter that carried it, or is an invalid input when no
+    /// parameter of the request did); anything else, and a worker's "no such page", is ``pdfWorkFailed(_:work:)``.
+    public static func pdfWork(_ failure: PDFWorkError, work: String, parameter: String? = nil) -> StoreError {
+        guard case .refused(let reply) = failure else { return .pdfWorkFailed(failure, work: work) }
         switch reply.status {
         case .passwordRequired: return .passwordRequired(what: work, wrongPassword: true)
-        case .pageOutOfRange: return nil
-        case .invalidArgument: return .invalidParameter("dpi", reason: reply.message)
+        case .pageOutOfRange: return .pdfWorkFailed(failure, work: work)  // the one refusal kept as such: 404
+        case .invalidArgument:
+            guard let parameter else { return .invalidInput("\(work): \(reply.message)") }
+            return .invalidParameter(parameter, reason: reply.message)
         case .damaged, .failed, .succeeded: return .damagedPDF(what: work, reason: reply.message)
         }
     }
@@ -165,8 +169,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "no PDF worker could be started for \(work): \(reason)"
         case .shutDown:
             return "the service is stopping"
-        case .refused:
-            return refusal(failure, work: work)?.description ?? "\(work): no such page"
+        case .refused(let reply):
+            return reply.status == .pageOutOfRange ? "\(work): no such page" : "\(work): \(reply.message)"
         }
     }
 }
