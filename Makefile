@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 
 .PHONY: all deps browser-deps build run cluster compare-cluster compare-web test browser-test release clean fixtures fuzz bench compare compare-coordination \
-	compare-store contract chaos bench-scale bench-takeover docs bench-search install uninstall man packaging-deps \
+	compare-store contract chaos bench-scale bench-takeover docs bench-search bench-polling install uninstall man packaging-deps \
 	install-check deb deb-check
 
 all: build
@@ -163,6 +163,13 @@ bench-takeover: deps
 # searchable, queries at BENCH_SEARCH_DOCUMENTS one-page documents (default 100,000), the index's size on disk.
 bench-search: deps
 	SWIFT=$(SWIFT) Benchmarks/bench-search.sh
+
+# What the polling windows buy and cost (Docs/performance.md): four release nodes side by side, default windows,
+# none, and each group off; BENCH_POLLING_FLAGS=--loaded runs one busy process per core beside them.
+bench-polling: deps
+	SWIFT=$(SWIFT) scripts/release-build.sh --scratch-path .build-release quire-store quire-pdf
+	python3 Benchmarks/polling-cost.py "$$(SWIFT=$(SWIFT) scripts/release-build.sh --scratch-path .build-release --show-bin-path)" \
+	  5 $(BENCH_POLLING_FLAGS)
 
 # Installing (Docs/operating.md, "Installing"): the three executables, their man pages, bash/zsh/fish completions,
 # the systemd unit and the default configuration; nothing else. `make install PREFIX=/usr DESTDIR=/tmp/root`.

@@ -1,5 +1,5 @@
-"""What the polling windows buy and cost: one release node with the default windows and one with every window 0
-(sleep at once), side by side in one run.
+"""What the polling windows buy and cost: four release nodes side by side in one run, one with the default windows,
+one with every window 0 (sleep at once), one with only the coordination windows 0 and one with only the workers'.
 
 usage: polling-cost.py BUILD [ROUNDS] [--loaded]
 BUILD is a directory with release `quire-store` and `quire-pdf` (`scripts/release-build.sh --show-bin-path`).
@@ -78,50 +78,54 @@ def block(port, pid, document, etag):
 
 
 def main():
-    settings = {"default windows": {}, "every window 0": {name: "0" for name in WINDOWS}}
+    settings = {"default windows": {}, "every window 0": {name: "0" for name in WINDOWS},
+                "coordination 0": {name: "0" for name in WINDOWS if "COORDINATION" in name},
+                "workers 0": {name: "0" for name in WINDOWS if "WORKERS" in name}}
     results = {name: {"text": [], "put": [], "idle": None} for name in settings}
-    with running_service(build, "quire-poll-a-") as (port_a, pid_a):
-        saved = dict(os.environ)
-        os.environ.update(settings["every window 0"])
-        try:
-            service_b = running_service(build, "quire-poll-b-")
-            port_b, pid_b = service_b.__enter__()
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
-        try:
-            nodes = {"default windows": (port_a, pid_a), "every window 0": (port_b, pid_b)}
-            documents = {}
-            for name, (port, _) in nodes.items():
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                response, body = request(connection, "POST", "/documents", fixture,
-                                         {"Content-Type": "application/pdf"})
-                assert response.status == 201, (response.status, body)
-                documents[name] = [json.loads(body)["id"], response.getheader("ETag")]
-                connection.close()
-            hogs = []
-            if loaded:
-                hogs = [multiprocessing.Process(target=spin, daemon=True) for _ in range(os.cpu_count())]
-                for hog in hogs:
-                    hog.start()
+    services, nodes = [], {}
+    saved = dict(os.environ)
+    try:
+        for index, (name, variables) in enumerate(settings.items()):
+            os.environ.update(variables)
             try:
-                for index in range(rounds):
-                    for name in (settings if index % 2 == 0 else reversed(list(settings))):
-                        port, pid = nodes[name]
-                        text, put, etag = block(port, pid, *documents[name])
-                        documents[name][1] = etag
-                        results[name]["text"].append(text)
-                        results[name]["put"].append(put)
+                service = running_service(build, f"quire-poll-{index}-")
+                nodes[name] = service.__enter__()
+                services.append(service)
             finally:
-                for hog in hogs:
-                    hog.kill()
-            # Idleness: nothing in flight; what the service and its workers spend in 10 s.
-            before = {name: cpu_seconds(pid) for name, (_, pid) in nodes.items()}
-            time.sleep(10)
-            for name, (_, pid) in nodes.items():
-                results[name]["idle"] = cpu_seconds(pid) - before[name]
+                os.environ.clear()
+                os.environ.update(saved)
+        documents = {}
+        for name, (port, _) in nodes.items():
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            response, body = request(connection, "POST", "/documents", fixture,
+                                     {"Content-Type": "application/pdf"})
+            assert response.status == 201, (response.status, body)
+            documents[name] = [json.loads(body)["id"], response.getheader("ETag")]
+            connection.close()
+        hogs = []
+        if loaded:
+            hogs = [multiprocessing.Process(target=spin, daemon=True) for _ in range(os.cpu_count())]
+            for hog in hogs:
+                hog.start()
+        try:
+            for index in range(rounds):
+                for name in (list(settings) if index % 2 == 0 else reversed(list(settings))):
+                    port, pid = nodes[name]
+                    text, put, etag = block(port, pid, *documents[name])
+                    documents[name][1] = etag
+                    results[name]["text"].append(text)
+                    results[name]["put"].append(put)
         finally:
-            service_b.__exit__(None, None, None)
+            for hog in hogs:
+                hog.kill()
+        # Idleness: nothing in flight; what the service and its workers spend in 10 s.
+        before = {name: cpu_seconds(pid) for name, (_, pid) in nodes.items()}
+        time.sleep(10)
+        for name, (_, pid) in nodes.items():
+            results[name]["idle"] = cpu_seconds(pid) - before[name]
+    finally:
+        for service in services:
+            service.__exit__(None, None, None)
     print(f"polling windows, {rounds} blocks each{' (loaded: one busy process per core)' if loaded else ''}")
     print(f"{'setting':<17} {'text ms':>8} {'text CPU ms':>12} {'PUT ms':>8} {'PUT CPU ms':>11} {'idle CPU s/10 s':>16}")
     for name in settings:
