@@ -198,13 +198,15 @@ packaging-deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-# Man pages from the commands' own help (swift-argument-parser's generate-manual plugin, one page per command:
-# quire.1, quire.serve.1, …), from the debug build: the pages depend on the command definitions only. The generator
-# copies a discussion's blank lines as they are, which mdoc warns about: they become paragraph breaks (.Pp).
-man:
-	$(SWIFT) package generate-manual --configuration debug --multi-page --authors "The Quire authors" \
-	  --section 1 >/dev/null
-	rm -rf .build/man && mkdir -p .build/man && cp .build/plugins/GenerateManual/outputs/quire/quire*.1 .build/man/
+# Man pages from the commands' own help (swift-argument-parser's generate-manual tool, one page per command:
+# quire.1, quire.serve.1, …), read from the executable that is installed (its --experimental-dump-help): only the
+# small generate-manual tool is built for it, never a second build of the package. The generator copies a
+# discussion's blank lines as they are, which mdoc warns about: they become paragraph breaks (.Pp).
+man: $(if $(QUIRE_BIN),,release)
+	$(SWIFT) build --product generate-manual >/dev/null
+	rm -rf .build/man && mkdir -p .build/man
+	"$$($(SWIFT) build --show-bin-path)/generate-manual" "$(install-binaries-from)/quire" --multi-page \
+	  --authors "The Quire authors" --section 1 --output-directory .build/man
 	sed -i 's/^$$/.Pp/' .build/man/*.1
 
 # The executables to install: QUIRE_BIN, else the release build (built first).
