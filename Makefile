@@ -165,7 +165,8 @@ bench-search: deps
 	SWIFT=$(SWIFT) Benchmarks/bench-search.sh
 
 # Installing (Docs/operating.md, "Installing"): the three executables, their man pages, bash/zsh/fish completions,
-# the systemd unit and the default configuration; nothing else. `make install PREFIX=/usr DESTDIR=/tmp/root`.
+# the systemd units (quire.service, quire.socket) and the default configuration; nothing else.
+# `make install PREFIX=/usr DESTDIR=/tmp/root`.
 # QUIRE_BIN names a folder of built executables to install instead of the release build (the install check uses the
 # debug build that `make test` made).
 PREFIX ?= /usr/local

@@ -22,7 +22,7 @@ config="$destdir$sysconfdir/quire/quire.json"
 if $uninstall; then
     for executable in "${executables[@]}"; do rm -f "$destdir$bindir/$executable"; done
     rm -f "$destdir$mandir"/man1/quire.1 "$destdir$mandir"/man1/quire.*.1
-    rm -f "$destdir$unitdir/quire.service"
+    rm -f "$destdir$unitdir/quire.service" "$destdir$unitdir/quire.socket"
     rm -f "$destdir$bashdir/quire" "$destdir$zshdir/_quire" "$destdir$fishdir/quire.fish"
     if [ -f "$config" ] && cmp -s "$config" "$repo/packaging/quire.json"; then
         rm -f "$config"
@@ -45,6 +45,7 @@ install -d -m 0755 "$destdir$mandir/man1"
 install -m 0644 "$repo"/.build/man/quire*.1 "$destdir$mandir/man1/"
 sed -e "s|@BINDIR@|$bindir|g" -e "s|@SYSCONFDIR@|$sysconfdir|g" "$repo/packaging/systemd/quire.service.in" \
     | install -D -m 0644 /dev/stdin "$destdir$unitdir/quire.service"
+install -m 0644 "$repo/packaging/systemd/quire.socket" "$destdir$unitdir/quire.socket"
 # Completions come from quire itself (swift-argument-parser), so they know every command and option.
 # bash-completion sources its files: no interpreter line.
 "$bin/quire" --generate-completion-script bash | sed '1{/^#!/d}' | install -D -m 0644 /dev/stdin "$destdir$bashdir/quire"
