@@ -161,6 +161,7 @@ let package = Package(
                 "CoordinatedOperations",
                 "FileCoordination",
                 "QuireCommandLine",
+                "Supervision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -4,7 +4,8 @@
 #   - exactly the expected files, nothing else, and `make uninstall` removes them all;
 #   - every man page renders with `man -l` (and groff has nothing to warn about);
 #   - the completions parse (`bash -n`, `zsh -n`, `fish -n`);
-#   - the systemd units (quire.service and quire.socket) pass `systemd-analyze verify` offline;
+#   - the systemd units (quire.service and quire.socket; the user units quire-coordinator.socket and .service)
+#     pass `systemd-analyze verify` offline;
 #   - the installed `quire serve`, started from that root with the installed configuration, answers /health.
 # Prints one line per check and `N passed, N failed`; exits non-zero when one failed.
 set -uo pipefail
@@ -45,6 +46,7 @@ subcommands="$({ "$bin/quire" --help | awk '/^SUBCOMMANDS:/ {on = 1; next} on &&
 expected_files() {
     printf '%s\n' etc/quire/quire.json usr/bin/quire usr/bin/quire-pdf usr/bin/quire-store \
         usr/lib/systemd/system/quire.service usr/lib/systemd/system/quire.socket \
+        usr/lib/systemd/user/quire-coordinator.service usr/lib/systemd/user/quire-coordinator.socket \
         usr/share/bash-completion/completions/quire \
         usr/share/fish/vendor_completions.d/quire.fish usr/share/zsh/vendor-completions/_quire \
         usr/share/man/man1/quire.1
@@ -93,6 +95,8 @@ verify_units() {  # verify_units [--user] DIRECTORY UNIT...
 }
 check "systemd-analyze verify quire.service and quire.socket (offline)" \
     verify_units usr/lib/systemd/system quire.service quire.socket
+check "systemd-analyze verify --user quire-coordinator.socket and .service (offline)" \
+    verify_units --user usr/lib/systemd/user quire-coordinator.socket quire-coordinator.service
 
 serve_health() {
     mkdir -m 700 "$work/coordination"
