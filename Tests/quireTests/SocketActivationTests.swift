@@ -62,6 +62,33 @@ struct SocketActivationTests {
         return String(decoding: answer[0..<count], as: UTF8.self).split(separator: "\r\n").first.map(String.init)
     }
 
+    /// The status line of `POST /documents` with the PDF at `path` on `port`, or nil.
+    static func post(_ path: String, port: Int) -> String? {
+        guard let body = FileManager.default.contents(atPath: path),
+            let descriptor = ConnectionFloodTests.connect(port: port, timeout: 5)
+        else { return nil }
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let head = "POST /documents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/pdf\r\n"
+            + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        let request = Array(head.utf8) + Array(body)
+        _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var answer = [UInt8](repeating: 0, count: 256)
+        let count = recv(descriptor, &answer, answer.count, 0)
+        guard count > 0 else { return nil }
+        return String(decoding: answer[0..<count], as: UTF8.self).split(separator: "\r\n").first.map(String.init)
+    }
+
+    /// The child processes of `pid` (`/proc/PID/task/*/children`).
+    static func children(of pid: Int32) -> [Int32] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.flatMap { task in
+            ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? "")
+                .split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+    }
+
     /// `quire serve` in `sandbox` with `sockets` handed over, asked for `port` (which it must not bind).
     private func serve(
         _ sandbox: CoordinationSandbox, handing sockets: [Int32], port: Int, environment: [String: String] = [:]
@@ -92,6 +119,16 @@ struct SocketActivationTests {
         #expect(Self.get("/health", port: port) == "HTTP/1.1 200 OK", "\(service.standardError)")
         // The fast path's and the router's answers on the same socket.
         #expect(Self.get("/documents/unknown", port: port)?.hasPrefix("HTTP/1.1 4") == true)
+        // An upload starts a PDF worker: it inherits none of the variables.
+        let upload = Self.post(QuireProcess.fixture("one-page.pdf"), port: port)
+        #expect(upload == "HTTP/1.1 201 Created", "\(service.standardError)")
+        let workers = Self.children(of: service.pid)
+        #expect(!workers.isEmpty)
+        for worker in workers {
+            let environment = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(worker)/environ"))) ?? Data()
+            let names = environment.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            #expect(!names.isEmpty && !names.contains { $0.hasPrefix("LISTEN_") }, "worker \(worker): \(names)")
+        }
         // --port was not bound: nothing listens there.
         #expect(ConnectionFloodTests.connect(port: otherPort, timeout: 1) == nil)
         // Descriptor 3 is close-on-exec in the service (fdinfo's flags carry O_CLOEXEC, 02000000 octal).
