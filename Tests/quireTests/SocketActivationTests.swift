@@ -70,7 +70,8 @@ struct SocketActivationTests {
         defer { close(descriptor) }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let head = "POST /documents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/pdf\r\n"
+        let head =
+            "POST /documents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/pdf\r\n"
             + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         let request = Array(head.utf8) + Array(body)
         _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

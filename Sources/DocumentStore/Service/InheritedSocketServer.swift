@@ -25,10 +25,13 @@ struct InheritedSocketServer<ChildChannel: ServerChildChannel>: Service {
     let eventLoopGroup: any EventLoopGroup
     /// The server's logger.
     let logger: Logger
+    /// What runs, in order, before the socket is served (the application's `processesRunBeforeServerStart`).
+    let prelude: [@Sendable () async throws -> Void]
     /// Called once the socket's channel is registered and accepts connections.
     let onServerRunning: @Sendable (any Channel) async -> Void
 
     func run() async throws {
+        for process in prelude { try await process() }
         let quiescing = ServerQuiescingHelper(group: eventLoopGroup)
         let cap = connectionCap
         let bootstrap = ServerBootstrap(group: eventLoopGroup)

@@ -33,7 +33,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     var logger: Logger { base.logger }
     /// The store's services (the library, the database clients).
     var services: [any Service] { base.services }
-    /// None: the store runs nothing before the server starts.
+    /// What runs before the server starts (the store adds none).
     var processesRunBeforeServerStart: [@Sendable () async throws -> Void] { base.processesRunBeforeServerStart }
 
     /// Tells the membership and the executable that the server accepts connections.
@@ -45,14 +45,13 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     /// ``InheritedSocketServer`` in place of Hummingbird's server.
     func run() async throws {
         guard let listeningSocket else { return try await base.run() }
-        precondition(processesRunBeforeServerStart.isEmpty, "the store runs no process before its server")
         let responder = base.responder
         let serverName = configuration.serverName
         let logger = self.logger
         let server = InheritedSocketServer(
             childChannel: childChannel(Self.respond(responder, serverName: serverName, logger: logger)),
             socket: listeningSocket, connectionCap: connectionCap, eventLoopGroup: eventLoopGroup, logger: logger,
-            onServerRunning: { await self.onServerRunning($0) })
+            prelude: processesRunBeforeServerStart, onServerRunning: { await self.onServerRunning($0) })
         let group = ServiceGroup(configuration: .init(services: services + [server], logger: logger))
         try await group.run()
     }
