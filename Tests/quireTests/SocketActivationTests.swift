@@ -137,9 +137,22 @@ struct SocketActivationTests {
         let flags = fdinfo.split(separator: "\n").first { $0.hasPrefix("flags:") }
             .flatMap { Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) }
         #expect(flags.map { $0 & 0o2000000 != 0 } == true, "\(fdinfo)")
+        // A kept-alive connection, idle after its answer, is closed by the graceful stop (as with a bound port),
+        // long before the 60 s idle timeout would close it.
+        let idle = try #require(ConnectionFloodTests.connect(port: port, timeout: 5))
+        defer { close(idle) }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(idle, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(idle, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var answer = [UInt8](repeating: 0, count: 4_096)
+        #expect(recv(idle, &answer, answer.count, 0) > 0)
+        let stopped = ContinuousClock.now
         service.send(SIGTERM)
         #expect(receiver.receive(untilLine: "STOPPING=1", timeout: .seconds(30)) != nil)
+        #expect(recv(idle, &answer, answer.count, 0) == 0, "the idle connection was not closed")
         #expect(service.waitForExit() == 0, "\(service.standardError)")
+        #expect(ContinuousClock.now - stopped < .seconds(15))
         // The socket is still the test's (systemd's copy, as it were): a connection waits in its backlog.
         let waiting = ConnectionFloodTests.connect(port: port, timeout: 1)
         #expect(waiting != nil)
