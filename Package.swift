@@ -163,6 +163,7 @@ let package = Package(
                 "QuireCommandLine",
                 "Supervision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // `quire-pdf`: the commands that need poppler; must be installed next to `quire`.

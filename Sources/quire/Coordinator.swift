@@ -1,6 +1,7 @@
 import ArgumentParser
 import FileCoordination
 import Foundation
+import Logging
 import QuireCommandLine
 import Supervision
 
@@ -18,24 +19,47 @@ struct Coordinator: ParsableCommand {
             /tmp/quire-<uid>) and prints "hosting the shared arbiter at SOCKET (pid N)" on standard error when \
             clients can connect. Started by systemd's quire-coordinator.socket (LISTEN_FDS, LISTEN_PID), it \
             serves the Unix socket handed over, which must be bound to that directory's arbiter.sock, and \
-            leaves it in place when it stops.
+            leaves it in place when it stops. Under systemd (Type=notify) it sends READY=1 once clients can \
+            connect and STOPPING=1 as it stops.
 
             Exit codes: 0 stopped by SIGINT or SIGTERM; 69 another process hosts it already, or the directory \
-            or socket is unsafe or cannot be made; 78 the socket handed over cannot be served (one line says \
-            why).
+            or socket is unsafe or cannot be made; 78 the socket handed over cannot be served, or \
+            NOTIFY_SOCKET or WATCHDOG_USEC cannot be used (one line says why).
             """
     )
 
     func run() throws {
         try reportingCoordinationFailures {
+            let notifier = try Self.notifier()
+            defer { notifier.close() }
+            notifier.started()
             let announce: (URL) -> Void = { socket in
                 StandardStreams.printError("hosting the shared arbiter at \(socket.path) (pid \(getpid()))")
+                notifier.listening()
             }
             if let handedOver = try Self.handedOverListener() {
                 try CoordinationService.hostInForeground(listeningOn: handedOver, onReady: announce)
             } else {
                 try CoordinationService.hostInForeground(onReady: announce)
             }
+            notifier.stopping()
+        }
+    }
+
+    /// The notifier to systemd's `NOTIFY_SOCKET` (none set: it sends nothing); a `NOTIFY_SOCKET` or
+    /// `WATCHDOG_USEC` that cannot be used is exit code 78.
+    private static func notifier() throws -> SupervisorNotifier {
+        let supervisor: SupervisorEnvironment
+        do {
+            supervisor = try SupervisorEnvironment(ProcessInfo.processInfo.environment, processID: getpid())
+        } catch {
+            throw CommandFailure("\(error)", exitCode: CommandFailure.configuration)
+        }
+        do {
+            return try SupervisorNotifier(
+                environment: supervisor, logger: Logger(label: "quire.coordinator"), reload: {})
+        } catch {
+            throw CommandFailure("cannot make the socket to NOTIFY_SOCKET: \(error)", exitCode: CommandFailure.software)
         }
     }
 

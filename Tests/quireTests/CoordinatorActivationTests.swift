@@ -1,4 +1,5 @@
 import Foundation
+import QuireTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -28,11 +29,15 @@ struct CoordinatorActivationTests {
         return stat(path, &status) == 0 ? UInt64(status.st_ino) : nil
     }
 
-    private func coordinator(_ sandbox: CoordinationSandbox, handing sockets: [Int32]) throws -> ActivatedProcess {
-        try ActivatedProcess(["coordinator"], handing: sockets, environment: sandbox.environment, logs: sandbox.root)
+    private func coordinator(
+        _ sandbox: CoordinationSandbox, handing sockets: [Int32], notify receiver: NotifyReceiver? = nil
+    ) throws -> ActivatedProcess {
+        var environment = sandbox.environment
+        if let receiver { environment["NOTIFY_SOCKET"] = receiver.address }
+        return try ActivatedProcess(["coordinator"], handing: sockets, environment: environment, logs: sandbox.root)
     }
 
-    @Test("clients reach the arbiter through the socket handed over, even one that connected before the host started; the host holds the lock, and leaves the socket in place when it stops")
+    @Test("clients reach the arbiter through the socket handed over, even one that connected before the host started; the host holds the lock, leaves the socket in place when it stops, and sends READY=1 and STOPPING=1")
     func clientsThroughHandedSocket() throws {
         let sandbox = try CoordinationSandbox()
         let socketPath = directory(sandbox) + "/arbiter.sock"
@@ -43,8 +48,11 @@ struct CoordinatorActivationTests {
         // A client first, as systemd's socket sees it: its connection waits in the backlog until a host accepts.
         let early = try RunningQuire(["read", file], environment: sandbox.environment)
         defer { early.kill() }
-        let host = try coordinator(sandbox, handing: [listener])
+        let receiver = try NotifyReceiver(path: nil)
+        let host = try coordinator(sandbox, handing: [listener], notify: receiver)
         defer { host.kill() }
+        // READY=1 (Type=notify) once clients can connect: after the line that says so.
+        #expect(receiver.receive(untilLine: "READY=1", timeout: .seconds(30)) != nil, "\(host.standardError)")
         #expect(
             host.waitFor("hosting the shared arbiter at \(socketPath) (pid \(host.pid))", inStandardError: true),
             "\(host.standardError)")
@@ -64,6 +72,7 @@ struct CoordinatorActivationTests {
         #expect(second.waitForExit() == 69, "\(second.standardError)")
         #expect(second.standardError.contains("is already hosted by pid \(host.pid)"), "\(second.standardError)")
         host.send(SIGTERM)
+        #expect(receiver.receive(untilLine: "STOPPING=1", timeout: .seconds(30)) != nil)
         #expect(host.waitForExit() == 0, "\(host.standardError)")
         // The socket file stays (the supervisor's), and a connection waits in its backlog for the next host.
         #expect(inode(socketPath) == socketInode)
