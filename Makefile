@@ -172,7 +172,8 @@ bench-polling: deps
 	  5 $(BENCH_POLLING_FLAGS)
 
 # Installing (Docs/operating.md, "Installing"): the three executables, their man pages, bash/zsh/fish completions,
-# the systemd unit and the default configuration; nothing else. `make install PREFIX=/usr DESTDIR=/tmp/root`.
+# the systemd units (quire.service, quire.socket; the user units quire-coordinator.socket and .service) and the
+# default configuration; nothing else. `make install PREFIX=/usr DESTDIR=/tmp/root`.
 # QUIRE_BIN names a folder of built executables to install instead of the release build (the install check uses the
 # debug build that `make test` made).
 PREFIX ?= /usr/local
@@ -182,6 +183,7 @@ BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
@@ -214,13 +216,13 @@ install-binaries-from = $(if $(QUIRE_BIN),$(QUIRE_BIN),$(shell SWIFT=$(SWIFT) sc
 
 install: $(if $(QUIRE_BIN),,release) man
 	scripts/install.sh "$(install-binaries-from)" "$(DESTDIR)" "$(BINDIR)" "$(MANDIR)" "$(SYSCONFDIR)" \
-	  "$(UNITDIR)" "$(BASHCOMPDIR)" "$(ZSHCOMPDIR)" "$(FISHCOMPDIR)"
+	  "$(UNITDIR)" "$(BASHCOMPDIR)" "$(ZSHCOMPDIR)" "$(FISHCOMPDIR)" "$(USERUNITDIR)"
 
 # Removes what `make install` put there (with the same PREFIX and DESTDIR); a configuration file that was changed
 # stays, and so do the store and its data.
 uninstall:
 	scripts/install.sh --uninstall "" "$(DESTDIR)" "$(BINDIR)" "$(MANDIR)" "$(SYSCONFDIR)" \
-	  "$(UNITDIR)" "$(BASHCOMPDIR)" "$(ZSHCOMPDIR)" "$(FISHCOMPDIR)"
+	  "$(UNITDIR)" "$(BASHCOMPDIR)" "$(ZSHCOMPDIR)" "$(FISHCOMPDIR)" "$(USERUNITDIR)"
 
 # The Debian package (scripts/build-deb.sh), from the release build through the same install step: .build/deb/.
 deb: $(if $(QUIRE_BIN),,release) man

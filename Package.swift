@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        // NIOExtras' quiescing helper: the graceful stop of a server over a socket handed over by systemd.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // The service's client (StoreClient: quire status, resolve, events, and the scenario tests).
@@ -119,7 +121,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -157,7 +161,9 @@ let package = Package(
                 "CoordinatedOperations",
                 "FileCoordination",
                 "QuireCommandLine",
+                "Supervision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // `quire-pdf`: the commands that need poppler; must be installed next to `quire`.
@@ -234,7 +240,7 @@ let package = Package(
         .testTarget(
             name: "quireTests",
             dependencies: [
-                "quire", "quire-pdf", "quire-store", "StoreClient", "QuireTestSupport",
+                "quire", "quire-pdf", "quire-store", "StoreClient", "QuireTestSupport", "CQuireLinux",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

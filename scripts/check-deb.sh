@@ -34,14 +34,16 @@ contents() {
     local listed
     listed="$(dpkg-deb --contents "$deb" | awk '{print $6}' | sed 's|^\./||; s|/$||' | grep -v '^$' | sort)"
     for path in usr/bin/quire usr/bin/quire-pdf usr/bin/quire-store etc/quire/quire.json \
-        usr/lib/systemd/system/quire.service usr/share/man/man1/quire.serve.1.gz \
+        usr/lib/systemd/system/quire.service usr/lib/systemd/system/quire.socket \
+        usr/lib/systemd/user/quire-coordinator.service usr/lib/systemd/user/quire-coordinator.socket \
+        usr/share/man/man1/quire.serve.1.gz \
         usr/share/bash-completion/completions/quire usr/share/zsh/vendor-completions/_quire \
         usr/share/fish/vendor_completions.d/quire.fish usr/share/doc/quire/copyright usr/share/doc/quire/changelog.gz; do
         grep -qx "$path" <<<"$listed" || { echo "missing: $path"; return 1; }
     done
     local stray
-    stray="$(grep -v -E '^(etc|etc/quire|usr|usr/bin|usr/lib|usr/lib/systemd|usr/lib/systemd/system|usr/share|usr/share/man|usr/share/man/man1|usr/share/bash-completion|usr/share/bash-completion/completions|usr/share/zsh|usr/share/zsh/vendor-completions|usr/share/fish|usr/share/fish/vendor_completions.d|usr/share/doc|usr/share/doc/quire)$' <<<"$listed" \
-        | grep -v -E '^(usr/bin/quire(-pdf|-store)?|etc/quire/quire.json|usr/lib/systemd/system/quire.service|usr/share/man/man1/quire(\.[a-z-]+)?\.1\.gz|usr/share/bash-completion/completions/quire|usr/share/zsh/vendor-completions/_quire|usr/share/fish/vendor_completions.d/quire.fish|usr/share/doc/quire/(copyright|changelog.gz))$')"
+    stray="$(grep -v -E '^(etc|etc/quire|usr|usr/bin|usr/lib|usr/lib/systemd|usr/lib/systemd/system|usr/lib/systemd/user|usr/share|usr/share/man|usr/share/man/man1|usr/share/bash-completion|usr/share/bash-completion/completions|usr/share/zsh|usr/share/zsh/vendor-completions|usr/share/fish|usr/share/fish/vendor_completions.d|usr/share/doc|usr/share/doc/quire)$' <<<"$listed" \
+        | grep -v -E '^(usr/bin/quire(-pdf|-store)?|etc/quire/quire.json|usr/lib/systemd/system/quire\.(service|socket)|usr/lib/systemd/user/quire-coordinator\.(service|socket)|usr/share/man/man1/quire(\.[a-z-]+)?\.1\.gz|usr/share/bash-completion/completions/quire|usr/share/zsh/vendor-completions/_quire|usr/share/fish/vendor_completions.d/quire.fish|usr/share/doc/quire/(copyright|changelog.gz))$')"
     [ -z "$stray" ] || { echo "not from the install step: $stray"; return 1; }
     [ "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" = "/etc/quire/quire.json" ] || { echo "conffiles"; return 1; }
 }

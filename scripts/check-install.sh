@@ -4,7 +4,8 @@
 #   - exactly the expected files, nothing else, and `make uninstall` removes them all;
 #   - every man page renders with `man -l` (and groff has nothing to warn about);
 #   - the completions parse (`bash -n`, `zsh -n`, `fish -n`);
-#   - the systemd unit passes `systemd-analyze verify` offline;
+#   - the systemd units (quire.service and quire.socket; the user units quire-coordinator.socket and .service)
+#     pass `systemd-analyze verify` offline;
 #   - the installed `quire serve`, started from that root with the installed configuration, answers /health.
 # Prints one line per check and `N passed, N failed`; exits non-zero when one failed.
 set -uo pipefail
@@ -44,7 +45,9 @@ make -s -C "$repo" install PREFIX=/usr DESTDIR="$root" QUIRE_BIN="$bin" >"$work/
 subcommands="$({ "$bin/quire" --help | awk '/^SUBCOMMANDS:/ {on = 1; next} on && /^  [a-z]/ {print $1}'; echo help; } | sort)"
 expected_files() {
     printf '%s\n' etc/quire/quire.json usr/bin/quire usr/bin/quire-pdf usr/bin/quire-store \
-        usr/lib/systemd/system/quire.service usr/share/bash-completion/completions/quire \
+        usr/lib/systemd/system/quire.service usr/lib/systemd/system/quire.socket \
+        usr/lib/systemd/user/quire-coordinator.service usr/lib/systemd/user/quire-coordinator.socket \
+        usr/share/bash-completion/completions/quire \
         usr/share/fish/vendor_completions.d/quire.fish usr/share/zsh/vendor-completions/_quire \
         usr/share/man/man1/quire.1
     for command in $subcommands; do echo "usr/share/man/man1/quire.$command.1"; done
@@ -70,17 +73,30 @@ check "bash -n parses the bash completion" bash -n "$root/usr/share/bash-complet
 check "zsh -n parses the zsh completion" zsh -n "$root/usr/share/zsh/vendor-completions/_quire"
 check "fish -n parses the fish completion" fish -n "$root/usr/share/fish/vendor_completions.d/quire.fish"
 
-verify_units() {
-    # Offline: the unit as installed, its ExecStart pointed into the temporary root (systemd-analyze checks that
-    # the program exists and is executable).
-    mkdir -p "$work/units"
-    sed "s|/usr/bin/quire|$root/usr/bin/quire|; s|/etc/quire|$root/etc/quire|" \
-        "$root/usr/lib/systemd/system/quire.service" >"$work/units/quire.service"
-    local output
-    output="$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no "$work/units/quire.service" 2>&1)" || { echo "$output"; return 1; }
+verify_units() {  # verify_units [--user] DIRECTORY UNIT...
+    # Offline: the units as installed, their ExecStart pointed into the temporary root (systemd-analyze checks that
+    # the program exists and is executable), verified together so that each socket finds its service.
+    local scope=()
+    if [ "$1" = "--user" ]; then
+        scope=(--user)
+        shift
+    fi
+    local directory="$1" unit output
+    shift
+    rm -rf "$work/units" && mkdir -p "$work/units"
+    for unit in "$@"; do
+        sed "s|/usr/bin/quire|$root/usr/bin/quire|; s|/etc/quire|$root/etc/quire|" \
+            "$root/$directory/$unit" >"$work/units/$unit"
+    done
+    # --user reads the user manager's paths: give it a runtime directory of its own when the session has none.
+    output="$(cd "$work/units" && XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$work}" SYSTEMD_LOG_LEVEL=notice \
+        systemd-analyze verify "${scope[@]}" --man=no "$@" 2>&1)" || { echo "$output"; return 1; }
     [ -z "$output" ] || { echo "$output"; return 1; }
 }
-check "systemd-analyze verify quire.service (offline)" verify_units
+check "systemd-analyze verify quire.service and quire.socket (offline)" \
+    verify_units usr/lib/systemd/system quire.service quire.socket
+check "systemd-analyze verify --user quire-coordinator.socket and .service (offline)" \
+    verify_units --user usr/lib/systemd/user quire-coordinator.socket quire-coordinator.service
 
 serve_health() {
     mkdir -m 700 "$work/coordination"

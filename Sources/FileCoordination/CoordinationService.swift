@@ -69,6 +69,26 @@ public enum CoordinationService {
     /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` when another process already hosts it (the
     ///   message names its pid), or the directory or socket is unsafe (wrong owner or mode) or cannot be made.
     public static func hostInForeground(onReady: (URL) -> Void) throws(FileCoordinationError) {
-        try SharedArbiterHost.hostInForeground(paths: DefaultCoordination.configuration().paths, onReady: onReady)
+        try SharedArbiterHost.hostInForeground(
+            paths: DefaultCoordination.configuration().paths, handedOver: nil, onReady: onReady)
+    }
+
+    /// The path of the shared arbiter's socket, where clients connect (`arbiter.sock` in the coordination
+    /// directory): what a socket handed over to ``hostInForeground(listeningOn:onReady:)`` must be bound to.
+    /// - Throws: ``FileCoordinationError/arbiterUnavailable(_:)`` when the configuration is invalid.
+    public static func arbiterSocketPath() throws(FileCoordinationError) -> String {
+        try DefaultCoordination.configuration().paths.socket
+    }
+
+    /// As ``hostInForeground(onReady:)``, but accepting clients on `listener`, a listening Unix stream socket
+    /// bound to ``arbiterSocketPath()`` that the supervisor made and handed over (systemd's socket activation):
+    /// the host still takes the lock, and leaves the socket file in place when it stops (it is the
+    /// supervisor's, which starts the host again at the next connection).
+    /// - Throws: As ``hostInForeground(onReady:)``.
+    public static func hostInForeground(listeningOn listener: Int32, onReady: (URL) -> Void)
+        throws(FileCoordinationError)
+    {
+        try SharedArbiterHost.hostInForeground(
+            paths: DefaultCoordination.configuration().paths, handedOver: listener, onReady: onReady)
     }
 }

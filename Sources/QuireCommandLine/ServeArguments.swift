@@ -20,12 +20,13 @@ public struct ServeArguments: ParsableArguments {
             is 0); the log goes to standard error. SIGINT or SIGTERM stops it gracefully; SIGHUP reads the \
             configuration again (the token, the upload limit and the log level change at once; other keys need a \
             restart). Under systemd (Type=notify) it reports READY=1 once it accepts connections, STATUS= lines, \
-            watchdog pings and STOPPING=1.
+            watchdog pings and STOPPING=1. Started by systemd's quire.socket (LISTEN_FDS, LISTEN_PID), it serves \
+            the TCP socket handed over instead of binding the host and port.
 
             Exit codes: 0 stopped by SIGINT or SIGTERM; 64 bad usage; 69 the address cannot be bound; 70 \
             internal failure; 73 the store directory or its catalog cannot be opened; 75 another quire serve \
             uses the store (it holds the store's lock, quire.lock); 78 invalid configuration \
-            (one line naming the key, the value and its source).
+            (one line naming the key, the value and its source), or a socket handed over that cannot be served.
             """
     )
 

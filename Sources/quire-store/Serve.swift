@@ -23,6 +23,8 @@ struct Serve: AsyncParsableCommand {
         try await reportingFailures {
             let configuration = try loadConfiguration()
             let supervisor = try Self.supervisorEnvironment()
+            // Before anything starts a child process: the variables go, whatever they said.
+            let handedOver = try Self.handedOverListener()
             let levels = LogLevelControl(configuration.logLevel)
             let format = Self.logFormat(configuration, journal: SupervisedLogHandler.standardErrorIsJournal(supervisor))
             LoggingSystem.bootstrap { label in SupervisedLogHandler(label: label, format: format, control: levels) }
@@ -41,18 +43,21 @@ struct Serve: AsyncParsableCommand {
             let hangups = await UnixSignalsSequence(trapping: .sighup)
             let supervision = SupervisionService(notifier: notifier, control: control, hangups: hangups)
             let onRunning: @Sendable (any Channel) async -> Void = { channel in
-                Self.announce(channel, configuration)
+                Self.announce(channel, configuration, handedOver: handedOver != nil)
                 if let activity = control.activity() { notifier.statusChanged(activity.description) }
                 notifier.listening()
             }
             if let database = configuration.database {
                 try await Self.run(
                     try await makeClusterNode(
-                        configuration, database: database, metrics: metrics, control: control, onRunning: onRunning),
+                        configuration, database: database, metrics: metrics, control: control,
+                        listeningSocket: handedOver?.descriptor, onRunning: onRunning),
                     supervision: supervision, configuration, logger: logger)
             } else {
                 try await Self.run(
-                    try makeApplication(configuration, metrics: metrics, control: control, onRunning: onRunning),
+                    try makeApplication(
+                        configuration, metrics: metrics, control: control, listeningSocket: handedOver?.descriptor,
+                        onRunning: onRunning),
                     supervision: supervision, configuration, logger: logger)
             }
         }
@@ -64,6 +69,17 @@ struct Serve: AsyncParsableCommand {
             return try SupervisorEnvironment(ProcessInfo.processInfo.environment, processID: getpid())
         } catch {
             throw CommandFailure(error.description, exitCode: CommandFailure.configuration)
+        }
+    }
+
+    /// The listening TCP socket systemd handed over (socket activation: `LISTEN_FDS`, `LISTEN_PID`), checked and
+    /// close-on-exec, its variables unset; nil when none was. One that cannot be served is exit code 78.
+    private static func handedOverListener() throws -> InheritedListener? {
+        do {
+            guard let activation = try SocketActivation.takeFromEnvironment(processID: getpid()) else { return nil }
+            return try InheritedListener.adopt(try activation.single(), family: .internet)
+        } catch {
+            throw CommandFailure("\(error)", exitCode: CommandFailure.configuration)
         }
     }
 
@@ -131,37 +147,40 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    /// The listening line, printed once the server accepts connections.
-    private static func announce(_ channel: any Channel, _ configuration: StoreConfiguration) {
+    /// The listening line, printed once the server accepts connections (on a socket handed over, its address).
+    private static func announce(_ channel: any Channel, _ configuration: StoreConfiguration, handedOver: Bool) {
         let port = channel.localAddress?.port ?? configuration.port
-        StandardStreams.print("quire serve: listening on \(ServiceFailure.url(host: configuration.host, port: port))\n")
+        let host = listeningHost(of: channel, configuration: configuration, handedOver: handedOver)
+        StandardStreams.print("quire serve: listening on \(ServiceFailure.url(host: host, port: port))\n")
     }
 
-    /// A cluster node on `database` (``StoreConfiguration/database``), which calls `onRunning` once it accepts
-    /// connections.
+    /// A cluster node on `database` (``StoreConfiguration/database``), on `listeningSocket` when one was handed
+    /// over, which calls `onRunning` once it accepts connections.
     private func makeClusterNode(
         _ configuration: StoreConfiguration, database: DatabaseAddress, metrics: StoreMetrics,
-        control: ServiceControl, onRunning: @escaping @Sendable (any Channel) async -> Void
+        control: ServiceControl, listeningSocket: Int32?, onRunning: @escaping @Sendable (any Channel) async -> Void
     ) async throws -> some ApplicationProtocol {
         do {
             return try await buildClusterApplication(
                 configuration: configuration, database: database, metrics: metrics,
                 logger: Logger(label: "quire.serve"), version: QuireVersion.current, control: control,
-                onServerRunning: onRunning)
+                listeningSocket: listeningSocket, onServerRunning: onRunning)
         } catch {
             throw ServiceFailure.storeFailure(error, configuration: configuration)
         }
     }
 
-    /// The application, which calls `onRunning` once it accepts connections.
+    /// The application, on `listeningSocket` when one was handed over, which calls `onRunning` once it accepts
+    /// connections.
     private func makeApplication(
         _ configuration: StoreConfiguration, metrics: StoreMetrics, control: ServiceControl,
-        onRunning: @escaping @Sendable (any Channel) async -> Void
+        listeningSocket: Int32?, onRunning: @escaping @Sendable (any Channel) async -> Void
     ) throws -> some ApplicationProtocol {
         do {
             return try buildApplication(
                 configuration: configuration, metrics: metrics, logger: Logger(label: "quire.serve"),
-                version: QuireVersion.current, control: control, onServerRunning: onRunning)
+                version: QuireVersion.current, control: control, listeningSocket: listeningSocket,
+                onServerRunning: onRunning)
         } catch {
             throw ServiceFailure.storeFailure(error, configuration: configuration)
         }

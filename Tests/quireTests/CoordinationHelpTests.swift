@@ -17,10 +17,14 @@ struct CoordinationHelpTests {
             Any process that coordinates hosts the arbiter when nobody does; run this for a dedicated one. It
             serves the directory in QUIRE_COORDINATION_DIR (default $XDG_RUNTIME_DIR/quire, else
             /tmp/quire-<uid>) and prints "hosting the shared arbiter at SOCKET (pid N)" on standard error when
-            clients can connect.
+            clients can connect. Started by systemd's quire-coordinator.socket (LISTEN_FDS, LISTEN_PID), it
+            serves the Unix socket handed over, which must be bound to that directory's arbiter.sock, and
+            leaves it in place when it stops. Under systemd (Type=notify) it sends READY=1 once clients can
+            connect and STOPPING=1 as it stops.
 
             Exit codes: 0 stopped by SIGINT or SIGTERM; 69 another process hosts it already, or the directory
-            or socket is unsafe or cannot be made.
+            or socket is unsafe or cannot be made; 78 the socket handed over cannot be served, or NOTIFY_SOCKET
+            or WATCHDOG_USEC cannot be used (one line says why).
 
             USAGE: quire coordinator
 

@@ -26,6 +26,8 @@ import StoreCore
 ///   - version: The Quire version the node reports (`GET /nodes`, `quire status`).
 ///   - control: What the executable reads (the library's activity) and reloads (the token, the upload limit) while
 ///     the service runs; by default one of its own.
+///   - listeningSocket: A listening TCP socket the supervisor handed over (systemd's socket activation, checked
+///     by the executable), served instead of binding the configured host and port; nil to bind them.
 ///   - onServerRunning: Called once the server listens, with its channel (whose `localAddress` has the port
 ///     chosen when the configured port is 0).
 /// - Throws: ``StoreLockError`` when another service holds the store (or its lock cannot be taken),
@@ -40,6 +42,7 @@ public func buildApplication(
     eventBufferBound: Int = 10_000,
     version: String = "unknown",
     control: ServiceControl? = nil,
+    listeningSocket: Int32? = nil,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     // One service per store: the lock comes before the catalog, and is held until the library shuts down.
@@ -51,10 +54,11 @@ public func buildApplication(
     return storeApplication(
         library: library, catalog: catalog, configuration: configuration, controllers: controllers,
         metrics: metrics, logger: logger, services: [LibraryService(library: library, storeLock: storeLock)],
-        control: control ?? ServiceControl(configuration: configuration), onServerRunning: onServerRunning)
+        control: control ?? ServiceControl(configuration: configuration), listeningSocket: listeningSocket,
+        onServerRunning: onServerRunning)
 }
 
-/// Builds a cluster node (``StoreConfiguration/database`` set): as ``buildApplication(configuration:controllers:metrics:logger:keepAliveInterval:eventBufferBound:version:control:onServerRunning:)``,
+/// Builds a cluster node (``StoreConfiguration/database`` set): as ``buildApplication(configuration:controllers:metrics:logger:keepAliveInterval:eventBufferBound:version:control:listeningSocket:onServerRunning:)``,
 /// but the catalog and the event log are the shared PostgreSQL's (``PostgresCatalog``; its schema is brought up to
 /// date first, through a client of its own), every node's events reach this node's `/events` clients
 /// (``EventFanOutKind/postgres(_:pollInterval:)``), the store directory is shared with the other nodes (no store
@@ -72,6 +76,7 @@ public func buildClusterApplication(
     eventBufferBound: Int = 10_000,
     version: String = "unknown",
     control: ServiceControl? = nil,
+    listeningSocket: Int32? = nil,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     // PostgresNIO logs every failed connection attempt at info (one line a second while the database is down):
@@ -108,16 +113,18 @@ public func buildClusterApplication(
             LibraryService(library: library), HTTPClientService(client: forwardingClient),
         ],
         forwarder: OwnerForwarder(library: library, client: forwardingClient),
-        control: control ?? ServiceControl(configuration: configuration), onServerRunning: onServerRunning)
+        control: control ?? ServiceControl(configuration: configuration), listeningSocket: listeningSocket,
+        onServerRunning: onServerRunning)
 }
 
 /// The Hummingbird application over `library`: the router (built-in routes, the document routes and
 /// `controllers`), the server with the connection deadlines and the content fast path, the connection cap, and
-/// `services` in its group; the node's address goes to its membership once the server listens.
+/// `services` in its group, on the configured address or `listeningSocket`; the node's address goes to its
+/// membership once the server listens.
 private func storeApplication(
     library: DocumentLibrary, catalog: any CatalogDatabase, configuration: StoreConfiguration,
     controllers: [any RouteController], metrics: StoreMetrics, logger: Logger, services: [any Service],
-    forwarder: OwnerForwarder? = nil, control: ServiceControl,
+    forwarder: OwnerForwarder? = nil, control: ServiceControl, listeningSocket: Int32?,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void
 ) -> some ApplicationProtocol {
     control.attach(library)
@@ -127,23 +134,43 @@ private func storeApplication(
             library: library, configuration: configuration, forwarder: forwarder, control: control)
             + controllers,
         control: control)
-    let server = HTTPServerBuilder.store(
+    let childChannel = StoreHTTP1Channel.store(
         library: library, metrics: metrics, logger: logger, logLevel: .info, serverName: "quire")
-    return Application(
+    // One child channel for both ways of listening: what Hummingbird's server and the handed socket's serve.
+    let cap = ConnectionCap(maximum: ConnectionCap.fitting(configuration.maxConnections), logger: logger)
+    let application = Application(
         router: router,
-        server: server,
+        server: HTTPServerBuilder { responder in childChannel(responder) },
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port), serverName: "quire",
-            availableConnectionsDelegate: ConnectionCap(
-                maximum: ConnectionCap.fitting(configuration.maxConnections), logger: logger)),
+            availableConnectionsDelegate: cap),
         services: services,
         onServerRunning: { channel in
-            let port = channel.localAddress?.port ?? configuration.port
-            library.membership.listening(at: "\(configuration.host):\(port)")
+            library.membership.listening(
+                at: listeningAddress(channel, configuration, handedOver: listeningSocket != nil))
             await onServerRunning(channel)
         },
         logger: logger
     )
+    return StoreApplication(
+        base: application, listeningSocket: listeningSocket, connectionCap: cap, childChannel: childChannel)
+}
+
+/// The address other nodes reach this one at: `host:port` (``listeningHost(of:configuration:handedOver:)``).
+private func listeningAddress(_ channel: any Channel, _ configuration: StoreConfiguration, handedOver: Bool) -> String {
+    let port = channel.localAddress?.port ?? configuration.port
+    return "\(listeningHost(of: channel, configuration: configuration, handedOver: handedOver)):\(port)"
+}
+
+/// The host the server listens on: the configured one when the service bound it; the address of a socket handed
+/// over (``buildApplication(configuration:controllers:metrics:logger:keepAliveInterval:eventBufferBound:version:control:listeningSocket:onServerRunning:)``'s
+/// `listeningSocket`), unless it listens on every address (`0.0.0.0`, `::`), which names no host: then the
+/// configured one.
+public func listeningHost(of channel: any Channel, configuration: StoreConfiguration, handedOver: Bool) -> String {
+    guard handedOver, let ip = channel.localAddress?.ipAddress, ip != "0.0.0.0", ip != "::" else {
+        return configuration.host
+    }
+    return ip
 }
 
 /// Runs a `PostgresClient` as a service of the group: its connections live while the service runs.

@@ -143,13 +143,9 @@ final class ContentFastPathHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     /// The `Date` header value (RFC 9110's IMF-fixdate), formatted once a second.
     private func currentDate() -> String {
-        var now = time(nil)
+        let now = time(nil)
         if now == date.second { return date.text }
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        var buffer = [CChar](repeating: 0, count: 64)
-        let count = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
-        let text = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = HTTPDate.text(at: now)
         date = (now, text)
         return text
     }
@@ -212,16 +208,16 @@ struct StoreHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     }
 }
 
-extension HTTPServerBuilder {
-    /// Hummingbird's HTTP/1 server with the connection deadlines of `library`'s configuration
-    /// (``ConnectionDeadlineHandler``) and its content fast path (``ContentFastPath``).
+extension StoreHTTP1Channel {
+    /// Hummingbird's HTTP/1 child channel over a responder, with the connection deadlines of `library`'s
+    /// configuration (``ConnectionDeadlineHandler``) and its content fast path (``ContentFastPath``).
     static func store(
         library: DocumentLibrary, metrics: StoreMetrics, logger: Logger, logLevel: Logger.Level, serverName: String?
-    ) -> HTTPServerBuilder {
+    ) -> @Sendable (@escaping HTTPChannelHandler.Responder) -> StoreHTTP1Channel {
         let fastPath = ContentFastPath(
             library: library, metrics: metrics, logger: logger, logLevel: logLevel, serverName: serverName)
         let configuration = library.configuration
-        return .init { responder in
+        return { responder in
             StoreHTTP1Channel(
                 responder: responder, fastPath: fastPath, headerTimeout: configuration.headerTimeout,
                 idleTimeout: configuration.idleTimeout,
@@ -229,5 +225,16 @@ extension HTTPServerBuilder {
                     minimumRate: configuration.minBodyBytesPerSecond, grace: configuration.bodyGrace,
                     deadline: configuration.bodyTimeout))
         }
+    }
+}
+
+extension HTTPServerBuilder {
+    /// Hummingbird's HTTP/1 server with the store's child channel (``StoreHTTP1Channel/store(library:metrics:logger:logLevel:serverName:)``).
+    static func store(
+        library: DocumentLibrary, metrics: StoreMetrics, logger: Logger, logLevel: Logger.Level, serverName: String?
+    ) -> HTTPServerBuilder {
+        let childChannel = StoreHTTP1Channel.store(
+            library: library, metrics: metrics, logger: logger, logLevel: logLevel, serverName: serverName)
+        return .init { responder in childChannel(responder) }
     }
 }

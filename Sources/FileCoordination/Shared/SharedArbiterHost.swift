@@ -42,6 +42,9 @@ final class SharedArbiterHost: @unchecked Sendable {
     private let paths: SharedArbiterPaths
     /// The listening socket.
     private let listener: Int32
+    /// Whether the host made the socket file (and removes it when it stops); false for a socket handed over by
+    /// the supervisor, whose file and listening socket outlive the host.
+    private let ownsSocket: Bool
     /// `arbiter.lock`, held exclusively for the host's life.
     private let lockDescriptor: Int32
     /// `arbiter.clients`, rewritten whenever the session asks.
@@ -75,11 +78,14 @@ final class SharedArbiterHost: @unchecked Sendable {
     /// The hosts running in this process, one per coordination directory (for the exit handler).
     private static let current = Mutex<[SharedArbiterHost]>([])
 
-    /// Binds the socket and reads the predecessor's client list; the caller holds the lock (its descriptor
-    /// is kept open, and so held, for the host's life).
-    private init(paths: SharedArbiterPaths, lockDescriptor: Int32) throws(FileCoordinationError) {
+    /// Binds the socket (or takes `handedOver`, made non-blocking) and reads the predecessor's client list; the
+    /// caller holds the lock (its descriptor is kept open, and so held, for the host's life).
+    private init(paths: SharedArbiterPaths, lockDescriptor: Int32, handedOver: Int32? = nil)
+        throws(FileCoordinationError)
+    {
         self.paths = paths
         self.lockDescriptor = lockDescriptor
+        ownsSocket = handedOver == nil
         let now = SystemInterface.now()
         var awaited: Set<Int32> = []
         if (try? SocketSystem.status(of: paths.socket)) != nil {
@@ -89,7 +95,12 @@ final class SharedArbiterHost: @unchecked Sendable {
         }
         session = HostSession(awaiting: awaited, now: now, createsBoard: true)
         do {
-            listener = try SocketSystem.listen(at: paths.socket)
+            if let handedOver {
+                try SocketSystem.makeNonBlocking(handedOver)
+                listener = handedOver
+            } else {
+                listener = try SocketSystem.listen(at: paths.socket)
+            }
         } catch {
             throw .arbiterUnavailable("cannot listen on \(paths.socket): \(error)")
         }
@@ -125,7 +136,9 @@ final class SharedArbiterHost: @unchecked Sendable {
     }
 
     /// Hosts the arbiter on this thread until SIGINT or SIGTERM (see ``CoordinationService/hostInForeground(onReady:)``).
-    static func hostInForeground(paths: SharedArbiterPaths, onReady: (URL) -> Void) throws(FileCoordinationError) {
+    static func hostInForeground(paths: SharedArbiterPaths, handedOver: Int32?, onReady: (URL) -> Void)
+        throws(FileCoordinationError)
+    {
         try paths.prepareDirectory()
         let lock: Int32?
         do {
@@ -138,7 +151,7 @@ final class SharedArbiterHost: @unchecked Sendable {
             throw .arbiterUnavailable(
                 "the shared arbiter in \(paths.directoryPath) is already hosted by pid \(holder.isEmpty ? "?" : holder)")
         }
-        let host = try SharedArbiterHost(paths: paths, lockDescriptor: lock)
+        let host = try SharedArbiterHost(paths: paths, lockDescriptor: lock, handedOver: handedOver)
         current.withLock { $0.append(host) }
         installExitHandler
         StopSignals.install(wake: host.wakeWrite)
@@ -160,9 +173,10 @@ final class SharedArbiterHost: @unchecked Sendable {
     /// the socket and the client list if no other process is connected.
     private func removeSocketIfUnused() {
         removeBoard()
-        SocketSystem.shutDown(listener)
+        // A handed-over socket stays the supervisor's: connections wait in its backlog for the next host.
+        if ownsSocket { SocketSystem.shutDown(listener) }
         guard foreignConnections.load(ordering: .acquiring) == 0 else { return }
-        SocketSystem.unlinkIfPresent(paths.socket)
+        if ownsSocket { SocketSystem.unlinkIfPresent(paths.socket) }
         SocketSystem.replaceContents(of: clientsFile, with: "")
     }
 
@@ -170,7 +184,7 @@ final class SharedArbiterHost: @unchecked Sendable {
     /// descriptor but the lock's, which the caller closes. The client list keeps what `init` wrote.
     private func abandon() {
         removeBoard()
-        SocketSystem.unlinkIfPresent(paths.socket)
+        if ownsSocket { SocketSystem.unlinkIfPresent(paths.socket) }
         for descriptor in [listener, wakeRead, wakeWrite, clientsFile] { SystemCall.close(descriptor) }
     }
 
@@ -179,7 +193,7 @@ final class SharedArbiterHost: @unchecked Sendable {
     private func shutDown() {
         removeBoard()
         if sockets.values.allSatisfy({ $0.pid == ownPID }) {
-            SocketSystem.unlinkIfPresent(paths.socket)
+            if ownsSocket { SocketSystem.unlinkIfPresent(paths.socket) }
             SocketSystem.replaceContents(of: clientsFile, with: "")
         }
         for socket in sockets.values { SystemCall.close(socket.descriptor) }

@@ -33,6 +33,12 @@ enum SocketSystem {
         _ = try SystemCall.retryingOnInterrupt("chmod") { chmod(path, mode) }
     }
 
+    /// Sets `O_NONBLOCK` on `descriptor` (a listening socket handed over, polled then accepted without waiting).
+    static func makeNonBlocking(_ descriptor: Int32) throws(SystemCallError) {
+        let flags = try SystemCall.retryingOnInterrupt("fcntl") { fcntl(descriptor, F_GETFL) }
+        _ = try SystemCall.retryingOnInterrupt("fcntl") { fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) }
+    }
+
     /// `unlink(2)`; a missing file is not an error.
     static func unlinkIfPresent(_ path: String) {
         _ = unlink(path)
