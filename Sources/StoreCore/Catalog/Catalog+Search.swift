@@ -77,20 +77,11 @@ extension Catalog {
     public func documentsToIndex(after position: ListingPosition?, limit: Int) async throws
         -> (documents: [DocumentRecord], next: ListingPosition?)
     {
-        try await read("find the documents the index does not reflect") { db in
-            var arguments: StatementArguments = []
-            var filter = ""
-            if let position {
-                filter = "WHERE (createdAt, id) > (?, ?)"
-                arguments += [position.createdAt, position.id]
-            }
-            arguments += [max(1, limit)]
-            let walked = try Row.fetchAll(
-                db, sql: "SELECT createdAt, id FROM documents \(filter) ORDER BY createdAt, id LIMIT ?",
-                arguments: arguments)
-            guard let last = walked.last else { return ([], nil) }
-            let ids = walked.map { $0[1] as String }
-            let records = try DocumentRecord.fetchAll(
+        let walked = try await listingKeys(state: nil, after: position, limit: max(1, limit))
+        guard let last = walked.last else { return ([], nil) }
+        let ids = walked.map(\.position.id)
+        let records = try await read("find the documents the index does not reflect") { db in
+            try DocumentRecord.fetchAll(
                 db,
                 sql: """
                     SELECT d.* FROM documents d LEFT JOIN search_documents s ON s.document = d.rowid
@@ -98,9 +89,8 @@ extension Catalog {
                         AND NOT (d.state = 'deleted' AND s.document IS NULL)
                     ORDER BY d.createdAt, d.id
                     """, arguments: StatementArguments(ids))
-            let next = walked.count < max(1, limit) ? nil : ListingPosition(createdAt: last[0], id: last[1])
-            return (records, next)
         }
+        return (records, walked.count < max(1, limit) ? nil : last.position)
     }
 
     /// At most `request.limit` matching pages, best first, after `request.after`.
