@@ -77,11 +77,9 @@ struct SearchIndexStorageTests {
             let beyond = Double(steps[1].index - steps[0].index - text) / Double(text)
             #expect(beyond <= 1.5, "the index grew by \(beyond)x its text beyond it (\(steps))")
             try await Self.checkIntegrity(catalog)
-            #expect(Self.places(try await SearchIndexTests.find(catalog, "unique4321")) == ["note-4321:1"])
+            #expect(SearchIndexTests.places(try await SearchIndexTests.find(catalog, "unique4321")) == ["note-4321:1"])
         }
     }
-
-    static func places(_ hits: [SearchHit]) -> [String] { SearchIndexTests.places(hits) }
 
     /// The documents, their index entries and the queries of the migration and VACUUM tests.
     static let documents: [(DocumentRecord, IndexedDocument)] = [
