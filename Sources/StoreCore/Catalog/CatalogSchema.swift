@@ -163,6 +163,63 @@ enum CatalogSchema {
                     END;
                     """)
         }
+        // The search index at about half its v6 size (issue 31: what the index adds to its text at most 1.5 times
+        // the text). Its rows are keyed by the document's rowid in `documents`, never again by the 16-character id
+        // in every page row and its index (VACUUM keeps the rowids of a table with an index; a test holds it to
+        // that). The status is a small integer (0 text, 1 encrypted, 2 damaged, 3 failed); the text's size is no
+        // longer kept per document (``Catalog/indexStatistics()`` sums it). A document's pages have consecutive
+        // ids from `firstRow` (`pages` of them), so no index over (document, page) is kept: a document's row is
+        // written after its pages, and its triggers put that range of pages into FTS5, and take it out with the
+        // pages when the row leaves. FTS5 keeps no per-page token counts (`columnsize=0`: `bm25()` counts the
+        // tokens of the pages it ranks). The text moves over as it is; the FTS index is rebuilt from it.
+        migrator.registerMigration("v7: compact search index") { db in
+            try db.execute(
+                sql: """
+                    DROP TRIGGER search_pages_added;
+                    DROP TRIGGER search_pages_removed;
+                    DROP TRIGGER documents_search_deleted;
+                    DROP TABLE search_text;
+                    DROP INDEX search_pages_document;
+                    ALTER TABLE search_documents RENAME TO search_documents_v6;
+                    ALTER TABLE search_pages RENAME TO search_pages_v6;
+                    CREATE TABLE search_documents (
+                        document INTEGER PRIMARY KEY, version INTEGER NOT NULL,
+                        status INTEGER NOT NULL CHECK (status BETWEEN 0 AND 3),
+                        firstRow INTEGER NOT NULL, pages INTEGER NOT NULL CHECK (pages >= 0));
+                    CREATE TABLE search_pages (
+                        id INTEGER PRIMARY KEY, document INTEGER NOT NULL, page INTEGER NOT NULL, label TEXT,
+                        body TEXT NOT NULL);
+                    INSERT INTO search_pages (document, page, label, body)
+                        SELECT d.rowid, p.page, p.label, p.body
+                        FROM search_pages_v6 p JOIN documents d ON d.id = p.documentId
+                        ORDER BY d.rowid, p.page;
+                    INSERT INTO search_documents (document, version, status, firstRow, pages)
+                        SELECT d.rowid, s.version,
+                            CASE s.status WHEN 'text' THEN 0 WHEN 'encrypted' THEN 1 WHEN 'damaged' THEN 2 ELSE 3 END,
+                            coalesce(p.firstRow, 0), coalesce(p.pages, 0)
+                        FROM search_documents_v6 s JOIN documents d ON d.id = s.documentId
+                        LEFT JOIN (SELECT document, min(id) AS firstRow, count(*) AS pages FROM search_pages
+                            GROUP BY document) p ON p.document = d.rowid;
+                    DROP TABLE search_pages_v6;
+                    DROP TABLE search_documents_v6;
+                    CREATE VIRTUAL TABLE search_text USING fts5(
+                        body, content = 'search_pages', content_rowid = 'id',
+                        tokenize = 'unicode61 remove_diacritics 0', columnsize = 0);
+                    INSERT INTO search_text (search_text) VALUES ('rebuild');
+                    CREATE TRIGGER search_documents_added AFTER INSERT ON search_documents BEGIN
+                        INSERT INTO search_text (rowid, body) SELECT id, body FROM search_pages
+                            WHERE id >= NEW.firstRow AND id < NEW.firstRow + NEW.pages;
+                    END;
+                    CREATE TRIGGER search_documents_removed AFTER DELETE ON search_documents BEGIN
+                        INSERT INTO search_text (search_text, rowid, body) SELECT 'delete', id, body FROM search_pages
+                            WHERE id >= OLD.firstRow AND id < OLD.firstRow + OLD.pages;
+                        DELETE FROM search_pages WHERE id >= OLD.firstRow AND id < OLD.firstRow + OLD.pages;
+                    END;
+                    CREATE TRIGGER documents_search_deleted AFTER DELETE ON documents BEGIN
+                        DELETE FROM search_documents WHERE document = OLD.rowid;
+                    END;
+                    """)
+        }
         return migrator
     }
 }
