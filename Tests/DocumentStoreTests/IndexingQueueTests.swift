@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import StoreCore
@@ -52,5 +53,39 @@ struct IndexingQueueTests {
         }
         #expect(taken == (0..<5000).map { "d\($0)" })
         #expect(queue.waitingCount == 0)
+    }
+
+    @Test("The oldest wait costs the same with a thousand documents waiting as with a hundred thousand (comparisons counted)")
+    func oldestWaitIndependentOfBacklog() {
+        func comparisons(waiting count: Int) -> Int {
+            var queue = IndexingQueue<CountedInstant>(concurrency: 3)
+            for number in 0..<count { queue.changed("d\(number)", now: CountedInstant(value: number + 10)) }
+            // Two documents change while they are indexed; one of them has finished and waits again, ahead.
+            #expect(queue.next() == "d0")
+            #expect(queue.next() == "d1")
+            queue.changed("d0", now: CountedInstant(value: 1))
+            queue.changed("d1", now: CountedInstant(value: 2))
+            queue.finished("d0")
+            CountedInstant.comparisons.withLock { $0 = 0 }
+            #expect(queue.oldestWait?.value == 1)
+            let counted = CountedInstant.comparisons.withLock { $0 }
+            #expect(queue.next() == "d0")  // the document that waited longest goes first
+            return counted
+        }
+        let small = comparisons(waiting: 1_000)
+        let large = comparisons(waiting: 100_000)
+        #expect(small == large)
+        #expect(large <= 4)
+    }
+}
+
+/// An instant that counts how often two of them are compared.
+private struct CountedInstant: Comparable, Sendable {
+    static let comparisons = Mutex(0)
+    let value: Int
+
+    static func < (lhs: CountedInstant, rhs: CountedInstant) -> Bool {
+        comparisons.withLock { $0 += 1 }
+        return lhs.value < rhs.value
     }
 }

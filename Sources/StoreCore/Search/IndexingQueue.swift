@@ -4,7 +4,11 @@
 /// A document changed is waiting (once, however often it changes before its turn, since its first change);
 /// documents are taken first come first served, at most ``concurrency`` at a time, never one twice at once; a
 /// document that changes while it is being indexed waits again when that indexing finishes (the version read
-/// may be older than the change).
+/// may be older than the change), ahead of the others: it has waited longest.
+///
+/// Every operation costs the same whatever the backlog (a store filled faster than its text is extracted keeps
+/// a hundred thousand documents waiting): ``oldestWait`` looks at the head of the queue and at the few documents
+/// that changed while being indexed (at most about ``concurrency``), never at every waiting document.
 struct IndexingQueue<Instant: Comparable & Sendable> {
     /// How many documents may be indexed at once.
     let concurrency: Int
@@ -18,6 +22,10 @@ struct IndexingQueue<Instant: Comparable & Sendable> {
     private(set) var running: Set<String> = []
     /// Documents that changed while being indexed, and since when.
     private var again: [String: Instant] = [:]
+    /// Documents that changed while being indexed and whose indexing ended: taken before ``waiting`` (each waits
+    /// since before the documents there that arrived during its indexing). At most about ``concurrency`` of them:
+    /// an indexing that ends leaves a free place that takes one.
+    private var requeued: [String] = []
 
     /// A queue that indexes at most `concurrency` documents at once.
     init(concurrency: Int) {
@@ -27,8 +35,19 @@ struct IndexingQueue<Instant: Comparable & Sendable> {
     /// Documents waiting.
     var waitingCount: Int { waitingSince.count + again.count }
 
-    /// Since when the document that waits longest waits, nil when none does.
-    var oldestWait: Instant? { (Array(waitingSince.values) + Array(again.values)).min() }
+    /// Since when the document that waits longest waits, nil when none does: the head of the queue (documents
+    /// join it in the order they change), or one that changed while it was being indexed.
+    var oldestWait: Instant? {
+        var oldest = head < waiting.count ? waitingSince[waiting[head]] : nil
+        func consider(_ since: Instant?) {
+            guard let since else { return }
+            if let known = oldest, !(since < known) { return }
+            oldest = since
+        }
+        for id in requeued { consider(waitingSince[id]) }
+        for since in again.values { consider(since) }
+        return oldest
+    }
 
     /// Document `id` changed at `now` (or the catch-up found it behind).
     mutating func changed(_ id: String, now: Instant) {
@@ -44,6 +63,12 @@ struct IndexingQueue<Instant: Comparable & Sendable> {
     /// The next document to index, nil when none waits or ``concurrency`` are being indexed.
     mutating func next() -> String? {
         guard running.count < concurrency else { return nil }
+        while !requeued.isEmpty {
+            let id = requeued.removeFirst()
+            guard waitingSince.removeValue(forKey: id) != nil else { continue }
+            running.insert(id)
+            return id
+        }
         while head < waiting.count {
             let id = waiting[head]
             head += 1
@@ -61,7 +86,7 @@ struct IndexingQueue<Instant: Comparable & Sendable> {
         guard running.remove(id) != nil else { return }
         if let since = again.removeValue(forKey: id) {
             waitingSince[id] = since
-            waiting.append(id)
+            requeued.append(id)
         }
     }
 
