@@ -21,17 +21,7 @@ struct SocketActivationTests {
         try #require(descriptor >= 0)
         var port = 0
         if family == AF_INET {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-                }
-            }
-            try #require(bound)
-            port = Int(UInt16(bigEndian: address.sin_port))
+            port = try SupervisedServeTests.bindToLoopback(descriptor)
         } else if let path {
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)

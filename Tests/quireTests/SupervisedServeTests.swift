@@ -14,6 +14,11 @@ struct SupervisedServeTests {
     static func freePort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
+        return try bindToLoopback(descriptor)
+    }
+
+    /// Binds the AF_INET socket `descriptor` to 127.0.0.1 on a port the kernel picks, and returns that port.
+    static func bindToLoopback(_ descriptor: Int32) throws -> Int {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
