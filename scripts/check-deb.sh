@@ -86,6 +86,9 @@ install_package() {
     grep -q "^adduser --system --group --home /var/lib/quire" "$log" || { cat "$log"; return 1; }
     grep -q "^chown quire:quire $root/var/lib/quire" "$log" || { cat "$log"; return 1; }
     grep -q "^deb-systemd-helper enable quire.service" "$log" || { cat "$log"; return 1; }
+    # quire.socket: shipped and its state recorded, never enabled by the package (socket activation is a choice).
+    grep -q "^deb-systemd-helper update-state quire.socket" "$log" || { cat "$log"; return 1; }
+    ! grep -q "enable quire.socket" "$log" || { echo "quire.socket enabled:"; cat "$log"; return 1; }
     ! grep -E -q "(start|restart) quire.service" "$log" || { echo "started:"; cat "$log"; return 1; }
     dpkg_root -s quire | grep -q "^ /etc/quire/quire.json [0-9a-f]*$" || { dpkg_root -s quire; return 1; }
     "$root/usr/bin/quire" --version | grep -q . || { echo "the installed quire does not run"; return 1; }
@@ -108,7 +111,7 @@ purge_package() {
     [ ! -e "$root/var/lib/quire" ] || { echo "purge kept the store"; return 1; }
     [ ! -e "$root/etc/quire" ] || { echo "purge kept /etc/quire"; return 1; }
     grep -q "^deluser --system --quiet quire" "$log" || { cat "$log"; return 1; }
-    grep -q "^deb-systemd-helper purge quire.service" "$log" || { cat "$log"; return 1; }
+    grep -q "^deb-systemd-helper purge quire.socket quire.service" "$log" || { cat "$log"; return 1; }
 }
 check "dpkg -P: the store, the configuration and the user go" purge_package
 
