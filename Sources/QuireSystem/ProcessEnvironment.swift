@@ -7,17 +7,11 @@
 /// `ProcessInfo.processInfo.environment` copies the whole environment into a new dictionary on every call, which
 /// shows in a short-lived command's start-up (`quire exec` spent 3.5 % of its time there); code that needs a few
 /// named variables reads them here instead. Like `ProcessInfo`, it sees changes made with `setenv`; neither is safe
-/// against a `setenv` on another thread at the same moment (Quire never calls `setenv`; it unsets the socket
-/// activation's variables once, at start-up, before it starts any child process).
+/// against a `setenv` on another thread at the same moment (Quire never changes its environment).
 public enum ProcessEnvironment {
     /// The value of the variable `name`, or nil when it is not set.
     public static func value(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
-    }
-
-    /// Unsets the variable `name` (`unsetenv`), so that child processes started from now on do not inherit it.
-    public static func remove(_ name: String) {
-        _ = unsetenv(name)
     }
 
     /// The directory for temporary files: `$TMPDIR` (see ``temporaryDirectory(tmpdir:)``).

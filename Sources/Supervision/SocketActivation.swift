@@ -6,7 +6,7 @@ import QuireSystem
 public struct SocketActivation: Sendable, Equatable {
     /// The first handed descriptor (`SD_LISTEN_FDS_START`).
     public static let firstDescriptor: Int32 = 3
-    /// The variables of the protocol, which ``takeFromEnvironment(processID:)`` unsets.
+    /// The variables of the protocol (a child process must not be given them: see ``fromEnvironment(processID:)``).
     public static let variables = ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"]
     /// The most descriptors accepted, far above what a service is given (a bound on a hostile value).
     public static let maximumCount = 1024
@@ -60,17 +60,13 @@ public struct SocketActivation: Sendable, Equatable {
         return descriptor
     }
 
-    /// Reads the protocol's variables from this process's environment, then unsets them all (whatever they
-    /// said), so that no child process (a PDF worker) takes the sockets for its own.
+    /// Reads the protocol's variables from this process's environment, once, at the executable's edge. Nothing is
+    /// changed in the environment: a process that starts children gives each an environment of its own without
+    /// these variables (the PDF workers' is built by the service), so that none takes the sockets for its own.
     /// - Throws: ``SupervisorEnvironment/Invalid``, as ``init(_:processID:)``.
-    public static func takeFromEnvironment(processID: Int32) throws(SupervisorEnvironment.Invalid)
-        -> SocketActivation?
-    {
+    public static func fromEnvironment(processID: Int32) throws(SupervisorEnvironment.Invalid) -> SocketActivation? {
         var environment: [String: String] = [:]
-        for name in variables {
-            environment[name] = ProcessEnvironment.value(name)
-            ProcessEnvironment.remove(name)
-        }
+        for name in variables { environment[name] = ProcessEnvironment.value(name) }
         return try SocketActivation(environment, processID: processID)
     }
 }

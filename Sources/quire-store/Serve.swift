@@ -73,10 +73,10 @@ struct Serve: AsyncParsableCommand {
     }
 
     /// The listening TCP socket systemd handed over (socket activation: `LISTEN_FDS`, `LISTEN_PID`), checked and
-    /// close-on-exec, its variables unset; nil when none was. One that cannot be served is exit code 78.
+    /// close-on-exec; nil when none was. One that cannot be served is exit code 78.
     private static func handedOverListener() throws -> InheritedListener? {
         do {
-            guard let activation = try SocketActivation.takeFromEnvironment(processID: getpid()) else { return nil }
+            guard let activation = try SocketActivation.fromEnvironment(processID: getpid()) else { return nil }
             return try InheritedListener.adopt(try activation.single(), family: .internet)
         } catch {
             throw CommandFailure("\(error)", exitCode: CommandFailure.configuration)

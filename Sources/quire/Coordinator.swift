@@ -64,11 +64,11 @@ struct Coordinator: ParsableCommand {
     }
 
     /// The listening Unix socket systemd handed over, checked (a stream socket that listens, bound to the path
-    /// clients connect to) and close-on-exec, its variables unset; nil when none was. Exit code 78 otherwise.
+    /// clients connect to) and close-on-exec; nil when none was. Exit code 78 otherwise.
     private static func handedOverListener() throws -> Int32? {
         let listener: InheritedListener
         do {
-            guard let activation = try SocketActivation.takeFromEnvironment(processID: getpid()) else { return nil }
+            guard let activation = try SocketActivation.fromEnvironment(processID: getpid()) else { return nil }
             listener = try InheritedListener.adopt(try activation.single(), family: .unix)
         } catch {
             throw CommandFailure("\(error)", exitCode: CommandFailure.configuration)

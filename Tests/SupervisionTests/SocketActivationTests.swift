@@ -53,22 +53,6 @@ struct SocketActivationTests {
                 == "LISTEN_FDNAMES=a:b cannot be used: it names 2 sockets, but LISTEN_FDS counts 1")
     }
 
-    @Test("takeFromEnvironment unsets the variables whatever they said, so that no child inherits them")
-    func unsetsVariables() throws {
-        setenv("LISTEN_FDS", "1", 1)
-        setenv("LISTEN_PID", String(getpid()), 1)
-        setenv("LISTEN_FDNAMES", "http", 1)
-        let taken = try SocketActivation.takeFromEnvironment(processID: getpid())
-        #expect(taken?.descriptors == [3] && taken?.names == ["http"])
-        for name in SocketActivation.variables { #expect(ProcessEnvironment.value(name) == nil, "\(name)") }
-        setenv("LISTEN_FDS", "1", 1)
-        setenv("LISTEN_PID", "1", 1)
-        #expect(throws: SupervisorEnvironment.Invalid.self) {
-            try SocketActivation.takeFromEnvironment(processID: getpid())
-        }
-        for name in SocketActivation.variables { #expect(ProcessEnvironment.value(name) == nil, "\(name)") }
-    }
-
     @Test("a listening Unix stream socket is adopted with its path and made close-on-exec; its family is checked")
     func adoptsUnixSocket() throws {
         let path = "/tmp/quire-activation-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"

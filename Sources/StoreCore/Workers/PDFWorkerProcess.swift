@@ -74,9 +74,11 @@ final class PDFWorkerProcess {
         let arguments =
             [executable, "worker", "--memory-limit", String(memoryLimitMiB), "--poll-microseconds",
              String(pollMicroseconds)] + (idlePriority ? ["--idle-priority"] : [])
-        // No QUIRE_* variable (the token stays in the service), and no Swift backtracer: a crash ends the
+        // No QUIRE_* variable (the token stays in the service), none of the supervisor's, and no Swift backtracer: a crash ends the
         // worker at once.
-        var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("QUIRE_") }
+        var variables = ProcessInfo.processInfo.environment.filter {
+            !$0.key.hasPrefix("QUIRE_") && !Self.supervisorVariables.contains($0.key)
+        }
         variables["SWIFT_BACKTRACE"] = "enable=no"
         let environment = variables.map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
@@ -89,6 +91,12 @@ final class PDFWorkerProcess {
         }
         return PDFWorkerProcess(pid: pid, socket: ends[0])
     }
+
+    /// The variables a supervisor (systemd) gives the service alone: its handed-over sockets and its notification
+    /// socket. A worker is given none of them, so it can neither take the sockets nor speak for the service.
+    static let supervisorVariables: Set<String> = [
+        "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "NOTIFY_SOCKET", "WATCHDOG_PID", "WATCHDOG_USEC",
+    ]
 
     /// Sends `request` with `pdf` (and the edit log `edits`, unless it is -1) attached, and waits at most
     /// `deadline` for the reply.
