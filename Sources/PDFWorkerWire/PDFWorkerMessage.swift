@@ -5,12 +5,12 @@
 /// packet that is not exactly one message (text fields included: they are UTF-8) is refused with a
 /// ``PDFWorkerWireError``, never a crash.
 ///
-/// Layout (little-endian): a request is `magic(4) operation(1) flags(1) page(4) dpi(4) passwordLength(2)
-/// password argumentLength(2) argument editsLength(4)`; a reply is `magic(4) status(1) messageLength(2)
-/// resultLength(8) message`.
+/// Layout (little-endian): a request is `magic(4) operation(1) flags(1) page(4) pageCount(4) dpi(4)
+/// passwordLength(2) password argumentLength(2) argument editsLength(4)`; a reply is `magic(4) status(1)
+/// messageLength(2) resultLength(8) message`.
 public enum PDFWorkerMessage {
-    /// "QPW" and the version byte.
-    static let magic: [UInt8] = [0x51, 0x50, 0x57, 0x32]
+    /// "QPW" and the version byte (3: requests carry a page count).
+    static let magic: [UInt8] = [0x51, 0x50, 0x57, 0x33]
     /// The largest request packet either side sends or accepts.
     public static let maximumPacketSize = 8192
     /// The largest reply packet (a small result travels inline in it).
@@ -42,12 +42,17 @@ public struct PDFWorkerRequest: Sendable, Equatable {
         case find = 4
         /// The PDF with the edits applied, as a complete file (what a save writes).
         case save = 5
+        /// The text of the `pageCount` pages from `pageIndex`: answers ``PDFWorkerTexts`` (one request for many
+        /// pages, which a worker may extract on several threads: the search index's extraction).
+        case texts = 6
     }
 
     /// What to do.
     public var operation: Operation
     /// The page, from 0, within the attached PDF.
     public var pageIndex: UInt32
+    /// How many pages from `pageIndex` (``Operation/texts`` only; 0 for the other operations).
+    public var pageCount: UInt32
     /// Dots per inch (renders only).
     public var dpi: UInt32
     /// The password that opens the PDF, if it needs one.
@@ -61,11 +66,12 @@ public struct PDFWorkerRequest: Sendable, Equatable {
 
     /// Makes a request.
     public init(
-        operation: Operation, pageIndex: UInt32, dpi: UInt32 = 0, password: String? = nil, argument: String = "",
-        caseSensitive: Bool = false, editsLength: UInt32 = 0
+        operation: Operation, pageIndex: UInt32, pageCount: UInt32 = 0, dpi: UInt32 = 0, password: String? = nil,
+        argument: String = "", caseSensitive: Bool = false, editsLength: UInt32 = 0
     ) {
         self.operation = operation
         self.pageIndex = pageIndex
+        self.pageCount = pageCount
         self.dpi = dpi
         self.password = password
         self.argument = argument
@@ -87,6 +93,7 @@ public struct PDFWorkerRequest: Sendable, Equatable {
         packet.append(operation.rawValue)
         packet.append((passwordBytes == nil ? 0 : 1) | (caseSensitive ? 2 : 0))
         packet.appendLittleEndian(pageIndex)
+        packet.appendLittleEndian(pageCount)
         packet.appendLittleEndian(dpi)
         packet.appendLittleEndian(UInt16(passwordBytes?.count ?? 0))
         packet.append(contentsOf: passwordBytes ?? [])
@@ -106,6 +113,7 @@ public struct PDFWorkerRequest: Sendable, Equatable {
         guard flags <= 3 else { throw .unknownValue("flags") }
         let hasPassword = flags & 1 == 1
         let pageIndex = try reader.uint32()
+        let pageCount = try reader.uint32()
         let dpi = try reader.uint32()
         let passwordLength = Int(try reader.uint16())
         guard passwordLength <= PDFWorkerMessage.maximumPasswordLength else { throw .fieldTooLong("password") }
@@ -125,8 +133,8 @@ public struct PDFWorkerRequest: Sendable, Equatable {
         }
         guard let argument = String(validating: argumentBytes, as: UTF8.self) else { throw .unknownValue("argument") }
         self.init(
-            operation: operation, pageIndex: pageIndex, dpi: dpi, password: password, argument: argument,
-            caseSensitive: flags & 2 == 2, editsLength: editsLength)
+            operation: operation, pageIndex: pageIndex, pageCount: pageCount, dpi: dpi, password: password,
+            argument: argument, caseSensitive: flags & 2 == 2, editsLength: editsLength)
     }
 }
 

@@ -192,3 +192,43 @@ public enum PDFWorkerRects {
         return rects
     }
 }
+
+/// The text of consecutive pages (the answer to ``PDFWorkerRequest/Operation/texts``), in page order.
+public enum PDFWorkerTexts {
+    /// The most UTF-8 bytes of one page's text a worker sends (it cuts a longer text at a character boundary)
+    /// and the service accepts.
+    public static let maximumPageLength = 1 << 20
+
+    /// The bytes (the result memfd's content): each text cut to ``maximumPageLength``.
+    public static func encode(_ texts: [String]) -> [UInt8] {
+        var bytes = PDFWorkerMessage.magic
+        bytes.appendLittleEndian(UInt32(texts.count))
+        for text in texts {
+            var utf8 = Array(text.utf8)
+            if utf8.count > maximumPageLength {
+                utf8.removeSubrange(maximumPageLength...)
+                while let last = utf8.last, last & 0xC0 == 0x80 { utf8.removeLast() }
+                if let last = utf8.last, last >= 0xC0 { utf8.removeLast() }  // the lead byte of a cut character
+            }
+            bytes.appendLittleEndian(UInt32(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+        return bytes
+    }
+
+    /// Decodes a worker's texts.
+    /// - Throws: a ``PDFWorkerWireError`` for anything but exactly one well-formed list of UTF-8 texts, each
+    ///   within ``maximumPageLength``.
+    public static func decode(_ bytes: [UInt8]) throws(PDFWorkerWireError) -> [String] {
+        var reader = PacketReader(bytes)
+        try reader.expectMagic()
+        let count = Int(try reader.uint32())
+        // Each text takes at least its 4-byte length: a count above that is a lie, refused before anything is kept.
+        guard count <= reader.remaining / 4 else { throw .truncated }
+        var texts: [String] = []
+        texts.reserveCapacity(count)
+        for _ in 0..<count { texts.append(try reader.string("text", limit: maximumPageLength)) }
+        try reader.expectEnd()
+        return texts
+    }
+}

@@ -31,6 +31,21 @@ public enum PDFTextExtractor {
         return try state.result()
     }
 
+    /// Returns the text of each page in `pages` (zero-based indexes, in the order given), extracted on one thread
+    /// per document in `documents`: instances of the same PDF that the caller opened and keeps (a worker process
+    /// keeps them between requests, so that a long document is opened once per thread, not once per batch).
+    /// Each instance is used by one thread only while this runs; fewer threads run when there are fewer pages.
+    /// - Throws: `.pageOutOfRange` for a bad index, or the first `PDFError` a page's extraction throws.
+    public static func text(ofPages pages: [Int], in documents: [PDFDocument]) throws(PDFError) -> [String] {
+        let count = min(documents.count, pages.count)
+        guard count > 0 else { return [] }
+        let state = ExtractionState(pages: pages)
+        WorkerThreads.run(count: count) { index in
+            state.work(on: documents[index])
+        }
+        return try state.result()
+    }
+
     /// Shared between the worker threads: the page counter, the results and the first error.
     private final class ExtractionState: @unchecked Sendable {
         private let requestedPages: [Int]?
@@ -51,6 +66,10 @@ public enum PDFTextExtractor {
                 record(error)
                 return
             }
+            work(on: document)
+        }
+
+        func work(on document: PDFDocument) {
             let pages = pageList.withLock { list in
                 if list == nil { list = requestedPages ?? Array(0..<document.pageCount) }
                 return list!

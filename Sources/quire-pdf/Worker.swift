@@ -34,11 +34,18 @@ struct Worker: ParsableCommand {
         help: "Run under the SCHED_IDLE policy, only on processors nothing else wants (the search index's workers).")
     var idlePriority = false
 
+    @Option(
+        name: .customLong("text-threads"),
+        help: "How many threads extract the pages of one texts request (1 to 64; the search index's workers).")
+    var textThreads: Int = 1
+
     /// The sandbox's options; it is entered after `confine` and before the first request (WorkerSandbox.swift).
     @OptionGroup var sandbox: WorkerSandbox
 
     func run() throws {
-        let loop = PDFWorkerLoop(socket: 3, poll: .microseconds(max(0, min(pollMicroseconds, 100_000))))
+        let loop = PDFWorkerLoop(
+            socket: 3, poll: .microseconds(max(0, min(pollMicroseconds, 100_000))),
+            textThreads: max(1, min(textThreads, 64)))
         loop.confine(memoryLimitMiB: memoryLimitMiB)
         if idlePriority, CQuire_setIdleScheduling() != 0 {
             // The service relies on it: a background worker at normal priority would take processors from requests.
@@ -60,6 +67,9 @@ struct PDFWorkerLoop {
     /// busy document usually comes within a millisecond, and a worker whose processor halted costs 40-50 µs to
     /// wake on this kind of virtual machine (`workers.idlePollMicroseconds`, default 1.5 ms).
     let poll: Duration
+    /// How many threads (each with an instance of the document of its own, kept open with it) extract the pages
+    /// of one ``PDFWorkerRequest/Operation/texts`` request (`--text-threads`).
+    let textThreads: Int
     /// The documents this worker opened lately.
     private let opened = OpenedDocuments()
 
@@ -144,9 +154,18 @@ struct PDFWorkerLoop {
             edits = decoded
         }
         let result: Data
-        do {
+        do throws(PDFError) {
             let document = try openedDocument(descriptors[0], password: request.password, log: log, edits: edits)
             let page = Int(request.pageIndex)
+            if request.operation == .texts {
+                let count = Int(request.pageCount)
+                guard count >= 1, page + count <= document.pageCount else {
+                    throw PDFError.pageOutOfRange(page + max(count, 1) - 1)
+                }
+                let documents = try [document] + extraInstances(descriptors[0], password: request.password, log: log)
+                let texts = try PDFTextExtractor.text(ofPages: Array(page..<page + count), in: documents)
+                return Self.reply(with: Data(PDFWorkerTexts.encode(texts)))
+            }
             switch request.operation {
             case .renderPNG: result = try document.renderPNG(pageAt: page, dpi: Double(request.dpi))
             case .text: result = Data(try document.text(ofPageAt: page).utf8)
@@ -155,10 +174,16 @@ struct PDFWorkerLoop {
                 let rects = try document.find(request.argument, onPageAt: page, caseSensitive: request.caseSensitive)
                 result = Data(PDFWorkerRects.encode(rects.map { ($0.x, $0.y, $0.width, $0.height) }))
             case .save: return try Self.save(document)
+            case .texts: preconditionFailure("answered above")
             }
         } catch {
             return (PDFWorkerReply(status: Self.status(of: error), message: error.description), -1)
         }
+        return Self.reply(with: result)
+    }
+
+    /// A successful reply carrying `result`: inline when it is small, else in a memfd of its own.
+    private static func reply(with result: Data) -> (PDFWorkerReply, Int32) {
         if result.count <= PDFWorkerMessage.maximumInlineResult {
             return (.succeeded(inline: Array(result)), -1)  // small: in the reply itself, no memfd
         }
@@ -193,6 +218,23 @@ struct PDFWorkerLoop {
         for edit in edits { try Self.apply(edit, to: document) }
         if let key { opened.insert(document, for: key, holding: descriptor) }
         return document
+    }
+
+    /// Up to `textThreads − 1` more instances of the document just opened from `descriptor`, kept with it: none
+    /// when it has edits (each instance would need them applied) or came in a memfd that is not sealed (it could
+    /// change between instances).
+    /// - Throws: `PDFError` from opening an instance.
+    private func extraInstances(_ descriptor: Int32, password: String?, log: [UInt8]) throws(PDFError) -> [PDFDocument] {
+        guard textThreads > 1, log.isEmpty else { return [] }
+        var device: UInt64 = 0
+        var inode: UInt64 = 0
+        guard CQuire_sealedIdentity(descriptor, &device, &inode) == 0 else { return [] }
+        let key = OpenedDocuments.Key(device: device, inode: inode, password: password, edits: log)
+        var instances = opened.extraInstances(for: key)
+        guard instances.count < textThreads - 1, let data = Self.readAll(descriptor) else { return instances }
+        while instances.count < textThreads - 1 { instances.append(try PDFDocument(data: data, password: password)) }
+        opened.keep(instances, for: key)
+        return instances
     }
 
     /// The document with its edits written straight into a memfd (no path, no copy), as a reply.
@@ -273,8 +315,8 @@ final class OpenedDocuments {
     /// How many documents are kept open.
     static let capacity = 2
     /// Each entry holds a duplicate of its memfd, so that its inode (the key) is not freed and given to another
-    /// memfd while the entry lives.
-    private var entries: [(key: Key, document: PDFDocument, held: Int32)] = []
+    /// memfd while the entry lives, and the further instances a texts request opened for its other threads.
+    private var entries: [(key: Key, document: PDFDocument, held: Int32, extra: [PDFDocument])] = []
 
     /// The document opened for `key`, made the most recent.
     func document(for key: Key) -> PDFDocument? {
@@ -284,12 +326,23 @@ final class OpenedDocuments {
         return entry.document
     }
 
+    /// The further instances kept for `key` (none when there is no entry for it).
+    func extraInstances(for key: Key) -> [PDFDocument] {
+        entries.first(where: { $0.key == key })?.extra ?? []
+    }
+
+    /// Keeps `instances` with the entry for `key` (nothing when there is none: they are dropped after use).
+    func keep(_ instances: [PDFDocument], for key: Key) {
+        guard let index = entries.firstIndex(where: { $0.key == key }) else { return }
+        entries[index].extra = instances
+    }
+
     /// Keeps `document` for `key` (holding a duplicate of `descriptor`), dropping the least recent beyond the
     /// capacity. Nothing is kept when the descriptor cannot be duplicated.
     func insert(_ document: PDFDocument, for key: Key, holding descriptor: Int32) {
         let held = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         guard held >= 0 else { return }
-        entries.append((key, document, held))
+        entries.append((key, document, held, []))
         while entries.count > Self.capacity { close(entries.removeFirst().held) }
     }
 }

@@ -97,6 +97,42 @@ struct PDFWorkPriorityTests {
         #expect(CQuire_schedulingPolicy(interactiveWorkers[0]) == SCHED_OTHER_POLICY)
         #expect(pool.occupancy.total == 1)
     }
+
+    @Test("A background worker extracts a batch of pages on several threads, exactly the pages' texts one by one")
+    func batchOfTexts() async throws {
+        let pool = PDFWorkerPool(
+            settings: .init(
+                executable: PDFWorkerPool.defaultExecutable(), workers: 1, backgroundWorkers: 1,
+                backgroundTextThreads: 3, deadline: .seconds(10)),
+            metrics: StoreMetrics(), logger: Logger(label: "quire.test"))
+        defer { pool.shutdown() }
+        let pdf = PDFWorkPayload(try Fixture.data("hundred-pages.pdf"))
+        var single: [String] = []
+        for page in 40..<72 {
+            let answer = try await pool.run(PDFWorkerRequest(operation: .text, pageIndex: UInt32(page)), pdf: pdf, key: "a")
+            single.append(String(decoding: answer, as: UTF8.self))
+        }
+        let interactiveWorkers = pool.workerProcessIDs
+        for _ in 0..<2 {  // the second time on the instances the first one opened
+            let answer = try await pool.run(
+                PDFWorkerRequest(operation: .texts, pageIndex: 40, pageCount: 32), pdf: pdf, key: "a",
+                priority: .background)
+            #expect(try PDFWorkerTexts.decode(Array(answer)) == single)
+        }
+        #expect(single[0].hasPrefix("Page 41 of 100"))
+        let background = try #require(pool.workerProcessIDs.first { !interactiveWorkers.contains($0) })
+        let commandLine = try String(decoding: Data(contentsOf: URL(fileURLWithPath: "/proc/\(background)/cmdline")), as: UTF8.self)
+        #expect(commandLine.split(separator: "\0").joined(separator: " ").contains("--text-threads 3"))
+        // A batch that runs past the last page is refused as such, never cut short.
+        await #expect {
+            try await pool.run(
+                PDFWorkerRequest(operation: .texts, pageIndex: 90, pageCount: 11), pdf: pdf, key: "a",
+                priority: .background)
+        } throws: { error in
+            guard case .refused(let reply) = error as? PDFWorkError else { return false }
+            return reply.status == .pageOutOfRange
+        }
+    }
 }
 
 /// Linux's SCHED_OTHER and SCHED_IDLE policy numbers (sched.h; Glibc's module leaves SCHED_IDLE out).

@@ -36,6 +36,29 @@ struct PDFWorkerPayloadTests {
         #expect(try PDFWorkerEdit.decode(PDFWorkerEdit.encode([])) == [])
         let rects = try PDFWorkerRects.decode(PDFWorkerRects.encode([(1, 2, 3, 4), (5, 6, 7, 8)]))
         #expect(rects.map { [$0.x, $0.y, $0.width, $0.height] } == [[1, 2, 3, 4], [5, 6, 7, 8]])
+        let batch = PDFWorkerRequest(operation: .texts, pageIndex: 32, pageCount: 32)
+        #expect(try PDFWorkerRequest(decoding: batch.encoded()) == batch)
+        let texts = ["page one", "", "pâge ✓ three\n"]
+        #expect(try PDFWorkerTexts.decode(PDFWorkerTexts.encode(texts)) == texts)
+        #expect(try PDFWorkerTexts.decode(PDFWorkerTexts.encode([])) == [])
+    }
+
+    @Test("A page's text over the bound is cut at a character boundary by the worker, refused by the service")
+    func textBound() throws {
+        let limit = PDFWorkerTexts.maximumPageLength
+        // "é" is two bytes: a cut at an odd byte count would split one.
+        let long = "a" + String(repeating: "é", count: limit / 2 + 10)
+        let decoded = try PDFWorkerTexts.decode(PDFWorkerTexts.encode([long]))
+        #expect(decoded.count == 1)
+        #expect(decoded[0].utf8.count == limit - 1)
+        #expect(long.hasPrefix(decoded[0]))
+        var forged = PDFWorkerTexts.encode(["x"])
+        forged.replaceSubrange(8..<12, with: withUnsafeBytes(of: UInt32(limit + 1).littleEndian, Array.init))
+        forged += [UInt8](repeating: 0x61, count: limit)
+        #expect(throws: PDFWorkerWireError.fieldTooLong("text")) { try PDFWorkerTexts.decode(forged) }
+        var invalid = PDFWorkerTexts.encode(["ab"])
+        invalid[invalid.count - 1] = 0xFF
+        #expect(throws: PDFWorkerWireError.unknownValue("text")) { try PDFWorkerTexts.decode(invalid) }
     }
 
     @Test("Every truncation and any trailing byte is refused")
@@ -44,6 +67,7 @@ struct PDFWorkerPayloadTests {
             ("summary", Self.summary.encoded(), { _ = try PDFWorkerSummary(decoding: $0) }),
             ("edits", PDFWorkerEdit.encode(Self.edits), { _ = try PDFWorkerEdit.decode($0) }),
             ("rects", PDFWorkerRects.encode([(1, 2, 3, 4)]), { _ = try PDFWorkerRects.decode($0) }),
+            ("texts", PDFWorkerTexts.encode(["one", "two"]), { _ = try PDFWorkerTexts.decode($0) }),
         ]
         for (name, bytes, decode) in encodings {
             for length in 0..<bytes.count {
@@ -64,6 +88,9 @@ struct PDFWorkerPayloadTests {
         var rects = PDFWorkerRects.encode([])
         rects.replaceSubrange(4..<8, with: [0xff, 0xff, 0xff, 0xff])
         #expect(throws: PDFWorkerWireError.truncated) { try PDFWorkerRects.decode(rects) }
+        var texts = PDFWorkerTexts.encode([])
+        texts.replaceSubrange(4..<8, with: [0xff, 0xff, 0xff, 0xff])
+        #expect(throws: PDFWorkerWireError.truncated) { try PDFWorkerTexts.decode(texts) }
         // An unknown edit, an unknown annotation kind, a presence byte that is neither 0 nor 1.
         var unknown = PDFWorkerEdit.encode([Self.edits[1]])
         unknown[8] = 9

@@ -9,7 +9,7 @@ struct PDFWorkerTextFieldTests {
     func replyMessageNotUTF8() {
         // magic, invalidArgument, message length 12, result length 0, "re\u{8D}\u{90}\u{93}\u{89}tion 0"
         let packet: [UInt8] =
-            [0x51, 0x50, 0x57, 0x32, 0x04, 0x0C, 0x00] + [UInt8](repeating: 0, count: 8)
+            [0x51, 0x50, 0x57, 0x33, 0x04, 0x0C, 0x00] + [UInt8](repeating: 0, count: 8)
             + [0x72, 0x65, 0x8D, 0x90, 0x93, 0x89] + Array("tion 0".utf8)
         #expect(throws: PDFWorkerWireError.unknownValue("message")) { try PDFWorkerReply(decoding: packet) }
     }
@@ -19,9 +19,9 @@ struct PDFWorkerTextFieldTests {
         let empty = try PDFWorkerRequest(operation: .text, pageIndex: 0, password: "").encoded()
         let length = PDFWorkerMessage.maximumPasswordLength
         // 1,024 bytes 0xFF would have decoded to 3,072 bytes of U+FFFD, over the bound encoded() enforces.
-        // Layout: magic(4) operation flags page(4) dpi(4) passwordLength(2) password argumentLength(2) argument
-        // editsLength(4).
-        var packet = Array(empty.prefix(14)) + [UInt8(length & 0xFF), UInt8(length >> 8)]
+        // Layout: magic(4) operation flags page(4) pageCount(4) dpi(4) passwordLength(2) password
+        // argumentLength(2) argument editsLength(4).
+        var packet = Array(empty.prefix(18)) + [UInt8(length & 0xFF), UInt8(length >> 8)]
         packet += [UInt8](repeating: 0xFF, count: length)
         packet += Array(empty.suffix(6))
         #expect(throws: PDFWorkerWireError.unknownValue("password")) { try PDFWorkerRequest(decoding: packet) }

@@ -56,6 +56,21 @@ struct TextTests {
         #expect(texts.map { String($0.prefix(16)) } == ["Page 10 of 100\nL", "Page 3 of 100\nLi", "Page 51 of 100\nL"])
     }
 
+    @Test("extraction over documents the caller keeps open gives the one-thread output, and reuses them")
+    func keptDocuments() throws {
+        let data = try Fixture.data("hundred-pages.pdf")
+        let serial = try PDFTextExtractor.text(of: data, workers: 1)
+        let documents = [try PDFDocument(data: data), try PDFDocument(data: data)]
+        let first = try PDFTextExtractor.text(ofPages: Array(0..<50), in: documents)
+        let second = try PDFTextExtractor.text(ofPages: Array(50..<100), in: documents)
+        #expect(first + second == serial)
+        #expect(try PDFTextExtractor.text(ofPages: [7], in: documents) == [serial[7]])
+        #expect(try PDFTextExtractor.text(ofPages: [], in: documents) == [])
+        #expect(throws: PDFError.pageOutOfRange(100)) {
+            try PDFTextExtractor.text(ofPages: [3, 100], in: documents)
+        }
+    }
+
     @Test("parallel extraction reports errors as typed errors")
     func parallelErrors() throws {
         #expect(throws: PDFError.encrypted) {

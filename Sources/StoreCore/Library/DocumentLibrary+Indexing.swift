@@ -10,6 +10,9 @@ extension DocumentLibrary {
     /// How often a document whose extraction found no free worker is tried again before it is left for its next
     /// change or the next start.
     static let indexAttempts = 3
+    /// How many pages' text one worker request extracts: enough that the request's round trip is small beside
+    /// the work, few enough that a request stays far within its deadline.
+    static let indexTextBatch = 32
 
     /// Keeps the search index true to the documents' files until the task is cancelled: every event (this node's
     /// and, in a cluster, the others') puts its document in the ``SearchIndexing`` queue; a catch-up walks the
@@ -148,22 +151,50 @@ extension DocumentLibrary {
                 entry.subject = summary.metadata.subject
                 entry.keywords = summary.metadata.keywords
             }
-            for (pageIndex, page) in summary.pages.enumerated() {
-                pageNumber += 1
-                let text: String
-                do {
-                    let answer = try await workers.run(
-                        PDFWorkerRequest(operation: .text, pageIndex: UInt32(pageIndex)), pdf: payload,
-                        key: record.id.rawValue, priority: .background)
-                    text = Self.bounded(String(decoding: answer, as: UTF8.self))
-                } catch let error as PDFWorkError where !error.isTransient {
-                    continue  // this page's text cannot be had (it crashed its worker, say): the others can
+            for first in stride(from: 0, to: summary.pages.count, by: Self.indexTextBatch) {
+                let count = min(Self.indexTextBatch, summary.pages.count - first)
+                let texts = try await pageTexts(first: first, count: count, of: payload, key: record.id.rawValue)
+                for (offset, text) in texts.enumerated() {
+                    guard let text, !text.allSatisfy(\.isWhitespace) else { continue }
+                    entry.pages.append(
+                        IndexedPage(
+                            number: pageNumber + first + offset + 1, label: summary.pages[first + offset].label,
+                            text: text))
                 }
-                guard !text.allSatisfy(\.isWhitespace) else { continue }
-                entry.pages.append(IndexedPage(number: pageNumber, label: page.label, text: text))
             }
+            pageNumber += summary.pages.count
         }
         return entry
+    }
+
+    /// The text of `count` pages from `first` (each cut to ``maximumIndexedPageBytes``) in one worker request, on
+    /// as many threads as a background worker has; when that request fails for good (a page crashed its worker,
+    /// say), each page alone, so that one bad page costs only its own text (nil).
+    /// - Throws: a transient ``PDFWorkError`` (no worker free), or `CancellationError`.
+    private func pageTexts(first: Int, count: Int, of payload: PDFWorkPayload, key: String) async throws -> [String?] {
+        do {
+            let answer = try await workers.run(
+                PDFWorkerRequest(operation: .texts, pageIndex: UInt32(first), pageCount: UInt32(count)), pdf: payload,
+                key: key, priority: .background)
+            let texts = try PDFWorkerTexts.decode(Array(answer))
+            if texts.count == count { return texts.map { Self.bounded($0) } }
+        } catch let error as PDFWorkError where !error.isTransient {
+            // One of the pages failed its worker (or the batch its deadline): each page alone, below.
+        } catch is PDFWorkerWireError {
+            // A reply that is not a list of texts: each page alone, below.
+        }
+        var texts: [String?] = []
+        for page in first..<first + count {
+            do {
+                let answer = try await workers.run(
+                    PDFWorkerRequest(operation: .text, pageIndex: UInt32(page)), pdf: payload, key: key,
+                    priority: .background)
+                texts.append(Self.bounded(String(decoding: answer, as: UTF8.self)))
+            } catch let error as PDFWorkError where !error.isTransient {
+                texts.append(nil)  // this page's text cannot be had: the others can
+            }
+        }
+        return texts
     }
 
     /// `text`, cut to ``maximumIndexedPageBytes`` (its last character whole).

@@ -128,10 +128,12 @@ public final class DocumentLibrary: Sendable {
         pool = NIOThreadPool(
             numberOfThreads: max(2, ProcessInfo.processInfo.activeProcessorCount) + configuration.pdfWorkers)
         pool.start()
+        let backgroundWorkers = max(1, configuration.pdfWorkers - 1)
         workers = PDFWorkerPool(
             settings: .init(
                 executable: configuration.pdfWorkerExecutable ?? PDFWorkerPool.defaultExecutable(),
-                workers: configuration.pdfWorkers, backgroundWorkers: max(1, configuration.pdfWorkers - 1),
+                workers: configuration.pdfWorkers, backgroundWorkers: backgroundWorkers,
+                backgroundTextThreads: max(1, ProcessInfo.processInfo.activeProcessorCount / backgroundWorkers),
                 deadline: configuration.pdfDeadline, memoryLimitMiB: configuration.pdfMemoryMiB,
                 replyPoll: configuration.polling.workerReply, idlePoll: configuration.polling.workerIdle),
             metrics: metrics, logger: logger)

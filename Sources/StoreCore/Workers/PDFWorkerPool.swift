@@ -31,6 +31,10 @@ final class PDFWorkerPool: Sendable {
         /// How many worker processes serve background requests (the search index's extraction) only, each started
         /// at the lowest CPU priority (`SCHED_IDLE`): 0 refuses background requests.
         var backgroundWorkers: Int = 0
+        /// How many threads of a background worker extract the pages of one texts request: at the idle policy
+        /// they take only processors nothing else wants, so together the background workers may have one per
+        /// processor.
+        var backgroundTextThreads: Int = 1
         /// How long one request may wait and then run.
         var deadline: Duration
         /// How long one background request may wait and then run, in multiples of ``deadline``: a background
@@ -394,7 +398,8 @@ final class PDFWorkerPool: Sendable {
                 if process == nil {
                     process = try PDFWorkerProcess.start(
                         executable: settings.executable, memoryLimitMiB: settings.memoryLimitMiB,
-                        idlePoll: settings.idlePoll, idlePriority: background)
+                        idlePoll: settings.idlePoll, idlePriority: background,
+                        textThreads: background ? settings.backgroundTextThreads : 1)
                 }
                 guard let process else { throw .unavailable("no worker process") }
                 isBusy.withLock { $0 = true }
