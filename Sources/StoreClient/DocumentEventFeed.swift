@@ -87,7 +87,13 @@ public struct DocumentEventFeed: AsyncSequence, Sendable {
                 }
                 failures = 0
                 receivedSinceConnecting = true
-                for message in parser.consume(chunk.readableBytesView) { try accept(message) }
+                let messages: [ServerSentEventMessage]
+                do {
+                    messages = try parser.consume(chunk.readableBytesView)
+                } catch {
+                    throw StoreClientError.unexpectedResponse(server: feed.client.server, reason: error.description)
+                }
+                for message in messages { try accept(message) }
             }
         }
 

@@ -4,7 +4,28 @@
 /// returns the events each chunk completes. Lines end with CRLF, LF or CR; a leading byte-order mark is
 /// skipped; `:` starts a comment (the service's keep-alives); unknown fields are ignored; an event is dispatched
 /// at a blank line, and only when it has data.
+///
+/// The stream comes from the network and may be crafted: one event (its lines and data together) may hold at
+/// most ``maximumEventBytes`` bytes, and a longer one ends the parse with ``EventTooLarge`` rather than grow
+/// without bound (a line without end, or data lines without a blank line, would otherwise take all memory).
 public struct ServerSentEventParser: Sendable {
+    /// What ``consume(_:)`` throws when an event grows beyond ``maximumEventBytes``.
+    public struct EventTooLarge: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The bound that was passed.
+        public let maximumEventBytes: Int
+
+        /// The error for a parser bounded at `maximumEventBytes`.
+        public init(maximumEventBytes: Int) {
+            self.maximumEventBytes = maximumEventBytes
+        }
+
+        /// "an event of the stream is longer than N bytes".
+        public var description: String { "an event of the stream is longer than \(maximumEventBytes) bytes" }
+    }
+
+    /// The most bytes one event may hold: its data lines together with the line being read (line ends excluded;
+    /// comments and other fields count only while their line is read).
+    public let maximumEventBytes: Int
     /// The last event id the stream set (`id:` without NUL); kept across events, as a reconnecting client sends it.
     public private(set) var lastEventID = ""
     /// The reconnection time the stream asked for (`retry:`), in milliseconds.
@@ -16,12 +37,20 @@ public struct ServerSentEventParser: Sendable {
     private var eventType = ""
     private var afterCarriageReturn = false
     private var atStreamStart = true
+    /// Whether an event grew beyond the bound: nothing more is accepted.
+    private var overflowed = false
 
-    /// Makes a parser at the start of a stream.
-    public init() {}
+    /// Makes a parser at the start of a stream that accepts events of at most `maximumEventBytes` bytes (1 MiB
+    /// unless given; the service's events are a few hundred bytes).
+    public init(maximumEventBytes: Int = 1 << 20) {
+        self.maximumEventBytes = max(1, maximumEventBytes)
+    }
 
     /// Consumes the next bytes of the stream; returns the events they complete, in order.
-    public mutating func consume(_ bytes: some Sequence<UInt8>) -> [ServerSentEventMessage] {
+    /// - Throws: ``EventTooLarge`` when an event grows beyond ``maximumEventBytes``: the stream cannot be trusted
+    ///   after it, and the parser accepts nothing more.
+    public mutating func consume(_ bytes: some Sequence<UInt8>) throws(EventTooLarge) -> [ServerSentEventMessage] {
+        guard !overflowed else { throw EventTooLarge(maximumEventBytes: maximumEventBytes) }
         var events: [ServerSentEventMessage] = []
         for byte in bytes {
             if afterCarriageReturn {
@@ -35,6 +64,12 @@ public struct ServerSentEventParser: Sendable {
             case UInt8(ascii: "\n"):
                 if let event = endLine() { events.append(event) }
             default:
+                // What the event keeps: its data so far and the line being read (a comment's or another
+                // field's line is dropped or replaces what it set when it ends).
+                guard line.count + data.count < maximumEventBytes else {
+                    overflowed = true
+                    throw EventTooLarge(maximumEventBytes: maximumEventBytes)
+                }
                 line.append(byte)
             }
         }
