@@ -107,12 +107,7 @@ struct Serve: AsyncParsableCommand {
     /// anything coordinates.
     private static func configureCoordination(_ configuration: StoreConfiguration) throws {
         var coordination = try CoordinationConfiguration.fromEnvironment()
-        guard let scope = CoordinationService.Scope(rawValue: configuration.coordinationScope.rawValue) else {
-            throw CommandFailure(
-                "coordination.scope \(configuration.coordinationScope.rawValue) is not a coordination scope",
-                exitCode: CommandFailure.configuration)
-        }
-        coordination.scope = scope
+        coordination.scope = configuration.coordinationScope
         coordination.polling = configuration.polling.coordination
         coordination.logger = Logger(label: "quire.coordination")
         try CoordinationService.configure(coordination)

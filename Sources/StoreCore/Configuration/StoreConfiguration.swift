@@ -9,13 +9,10 @@ import Logging
 /// Paths are absolute; roots are resolved through symbolic links, so that a path can be checked against them by
 /// prefix.
 public struct StoreConfiguration: Sendable, Equatable {
-    /// Which processes coordinate with the service: every process of the user (a shared arbiter) or only this one.
-    public enum CoordinationScope: String, Sendable, CaseIterable {
-        /// One arbiter per user, shared over a Unix socket: other programs' coordinated writes are seen.
-        case user
-        /// An arbiter inside this process only: for tests and single-process use.
-        case process
-    }
+    /// Which processes coordinate with the service: every process of the user (`user`, a shared arbiter, so that
+    /// other programs' coordinated writes are seen) or only this one (`process`, for tests and single-process
+    /// use). The coordination library's own scope, passed to it as it is.
+    public typealias CoordinationScope = CoordinationService.Scope
 
     /// The store directory: uploads, `catalog.sqlite` (catalog and event log). Created on first use.
     public var storeDirectory: URL
