@@ -1,5 +1,6 @@
 import Foundation
 import QuireTestSupport
+import StoreClient
 import Testing
 
 #if canImport(Glibc)
@@ -147,6 +148,38 @@ struct SocketActivationTests {
         let waiting = ConnectionFloodTests.connect(port: port, timeout: 1)
         #expect(waiting != nil)
         if let waiting { close(waiting) }
+    }
+
+    @Test("a cluster node (PostgreSQL) serves the socket handed over and gives the cluster that socket's address")
+    func clusterNodeServesHandedSocket() async throws {
+        let server = try PostgresServer.shared()
+        let database = server.url(database: try await server.createDatabase())
+        let sandbox = try CoordinationSandbox()
+        let (listener, port) = try Self.makeSocket()
+        defer { close(listener) }
+        let otherPort = try SupervisedServeTests.freePort()
+        let node = try ActivatedProcess(
+            [
+                "serve", "--database", database, "--port", String(otherPort), "--store",
+                sandbox.root.appendingPathComponent("store").path, "--root", sandbox.files.path,
+            ], handing: [listener], environment: sandbox.environment, logs: sandbox.root)
+        defer { node.kill() }
+        #expect(
+            node.waitFor("quire serve: listening on http://127.0.0.1:\(port)\n"),
+            "\(node.standardOutput)\n\(node.standardError)")
+        #expect(Self.get("/health", port: port) == "HTTP/1.1 200 OK", "\(node.standardError)")
+        #expect(Self.post(QuireProcess.fixture("one-page.pdf"), port: port) == "HTTP/1.1 201 Created")
+        // The other nodes forward to the address in the node table: the handed-over socket's, not --port's.
+        let client = try StoreClient(server: "http://127.0.0.1:\(port)")
+        let listed = try await eventually("the node listed with the handed-over socket's address") {
+            let listed = try await client.nodes()
+            return listed.nodes.first?.address == "127.0.0.1:\(port)" ? listed : nil
+        }
+        #expect(listed.cluster)
+        #expect(ConnectionFloodTests.connect(port: otherPort, timeout: 1) == nil)
+        try await client.shutdown()
+        node.send(SIGTERM)
+        #expect(node.waitForExit() == 0, "\(node.standardError)")
     }
 
     /// A handing over that cannot be served, and what the line must say.
