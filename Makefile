@@ -10,7 +10,7 @@ BROWSER_PACKAGES := chromium chromium-driver python3-venv
 
 .PHONY: all deps browser-deps build run cluster compare-cluster compare-web test browser-test release clean fixtures fuzz bench compare compare-coordination \
 	compare-store contract chaos bench-scale bench-takeover docs bench-search bench-polling install uninstall man packaging-deps \
-	install-check deb deb-check
+	install-check deb deb-check systemd-check
 
 all: build
 
@@ -188,7 +188,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 # What the packaging checks need from Debian: shells to parse the completions, lintian for the package.
-PACKAGING_PACKAGES := zsh fish lintian man-db
+PACKAGING_PACKAGES := zsh fish lintian man-db systemd-container debootstrap
 
 packaging-deps:
 	@missing=""; \
@@ -232,6 +232,12 @@ deb: $(if $(QUIRE_BIN),,release) man
 # throwaway root. Slow (a release build): run by .ci/run, not by make test.
 deb-check: packaging-deps deb
 	scripts/check-deb.sh .build/deb/quire_*.deb
+	$(SUDO) scripts/check-systemd.sh .build/deb/quire_*.deb
+
+# The package under a real systemd only (scripts/check-systemd.sh: a minimal Debian 12 booted in systemd-nspawn,
+# the package installed with apt, the unit started, reloaded, killed, stopped, socket-activated and purged).
+systemd-check: packaging-deps deb
+	$(SUDO) scripts/check-systemd.sh .build/deb/quire_*.deb
 
 # Installs the debug build into a temporary root and checks it (scripts/check-install.sh): the file list exactly,
 # the man pages render, the completions parse, the units verify offline, the installed quire serve answers /health.
