@@ -90,6 +90,8 @@ enum CatalogColumns {
         var at: Int64
         var extra: String
         var version: Int64?
+        /// The recording node (PostgreSQL's log only: one node writes the embedded catalog).
+        var node: String?
 
         /// The columns of `event`.
         init(_ event: StoreEvent) {
@@ -101,16 +103,21 @@ enum CatalogColumns {
             at = event.at.catalogMilliseconds
             extra = String(decoding: (try? encoder.encode(event.extra)) ?? Data("{}".utf8), as: UTF8.self)
             version = event.version
+            node = event.node
         }
 
         /// Columns read from a row.
-        init(type: String, documentID: String, etag: String?, at: Int64, extra: String, version: Int64?) {
+        init(
+            type: String, documentID: String, etag: String?, at: Int64, extra: String, version: Int64?,
+            node: String? = nil
+        ) {
             self.type = type
             self.documentID = documentID
             self.etag = etag
             self.at = at
             self.extra = extra
             self.version = version
+            self.node = node
         }
 
         /// The event these columns hold, with `id`.
@@ -131,6 +138,7 @@ enum CatalogColumns {
                 type: eventType, documentID: document, etag: tag, at: Date(catalogMilliseconds: at), extra: fields)
             event.id = id
             event.version = version
+            event.node = node
             return event
         }
     }

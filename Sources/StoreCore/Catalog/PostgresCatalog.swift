@@ -16,8 +16,9 @@ import PostgresNIO
 /// The catalog does not own its `PostgresClient`: the client must run (`run()` in a task, or as a service of the
 /// service group) for as long as the catalog is used.
 public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
-    /// The schema version this build writes; a database at a newer one is refused when the catalog opens.
-    public static let schemaVersion: Int32 = 6
+    /// The schema version this build writes (the number of its migrations); a database at a newer one is refused
+    /// when the catalog opens.
+    public static var schemaVersion: Int32 { Int32(migrations.count) }
 
     /// The channel each append notifies with its event id, and each update without an event with
     /// ``documentNotificationPrefix`` and the document's id.
@@ -214,6 +215,8 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
             """,
             "CREATE INDEX quire_search_pages_tsv ON quire_search_pages USING GIN (tsv)",
         ],
+        // Each event says which node recorded it: a node tells its own from the others' by the log alone.
+        ["ALTER TABLE quire_events ADD COLUMN node text"],
     ]
 
     private func migrate() async throws {
@@ -458,12 +461,13 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
             var events: [StoreEvent] = []
             let rows = try await client.query(
                 """
-                SELECT id, type, document_id, etag, at, extra, version FROM quire_events
+                SELECT id, type, document_id, etag, at, extra, version, node FROM quire_events
                 WHERE id > \(id) ORDER BY id LIMIT \(Int64(max(0, limit)))
                 """, logger: logger)
-            for try await row in rows.decode((Int64, String, String, String?, Int64, String, Int64?).self) {
+            for try await row in rows.decode((Int64, String, String, String?, Int64, String, Int64?, String?).self) {
                 let columns = CatalogColumns.Event(
-                    type: row.1, documentID: row.2, etag: row.3, at: row.4, extra: row.5, version: row.6)
+                    type: row.1, documentID: row.2, etag: row.3, at: row.4, extra: row.5, version: row.6,
+                    node: row.7)
                 events.append(try columns.event(id: row.0, table: "quire_events"))
             }
             return events
@@ -656,9 +660,9 @@ public struct PostgresCatalog: CatalogDatabase, NodeRegistry {
         let columns = CatalogColumns.Event(event)
         try await connection.query(
             """
-            INSERT INTO quire_events (id, type, document_id, etag, at, extra, version)
+            INSERT INTO quire_events (id, type, document_id, etag, at, extra, version, node)
             VALUES (\(id), \(columns.type), \(columns.documentID), \(columns.etag), \(columns.at), \(columns.extra),
-                \(version))
+                \(version), \(columns.node))
             """, logger: logger)
         try await connection.query(
             "SELECT pg_notify(\(notificationChannel), \(String(id)))", logger: logger)

@@ -44,11 +44,15 @@ public struct StoreEvent: Sendable, Hashable {
     /// Type-specific fields, sent as extra members of the event's JSON (names other than `id`, `type`,
     /// `document`, `etag` and `at`).
     public var extra: [String: String]
+    /// The cluster node that recorded the event (its ``NodeMembership/id``), so that each node tells its own
+    /// events from the others' by the log alone; nil in the embedded catalog, and in events of a node that did not
+    /// say. Not part of the event's JSON.
+    public var node: String?
 
     /// Makes an event to append (its id is nil until the log gives it one).
     public init(
         type: EventType, documentID: DocumentID, etag: EntityTag? = nil, at: Date = Date(),
-        extra: [String: String] = [:]
+        extra: [String: String] = [:], node: String? = nil
     ) {
         self.id = nil
         self.version = nil
@@ -57,6 +61,7 @@ public struct StoreEvent: Sendable, Hashable {
         self.etag = etag
         self.at = at.roundedToCatalogPrecision
         self.extra = extra
+        self.node = node
     }
 }
 

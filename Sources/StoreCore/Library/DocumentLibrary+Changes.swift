@@ -7,7 +7,8 @@ extension DocumentLibrary {
     func record(
         _ type: StoreEvent.EventType, _ record: DocumentRecord, extra: [String: String] = [:], update: Bool = true
     ) async -> StoreEvent? {
-        let event = StoreEvent(type: type, documentID: record.id, etag: record.etag, extra: extra)
+        let event = StoreEvent(
+            type: type, documentID: record.id, etag: record.etag, extra: extra, node: recordingNode)
         invalidateInfo(record.id)
         do {
             let recorded = update ? try await catalog.update(record, recording: event) : try await catalog.append(event)

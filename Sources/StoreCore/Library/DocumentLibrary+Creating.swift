@@ -98,7 +98,8 @@ extension DocumentLibrary {
                 // In a cluster this node owns the document from the transaction that makes it: another node that
                 // sees its file appear cannot claim it first.
                 recorded = try await catalog.insert(
-                    record, recording: StoreEvent(type: .created, documentID: id, etag: record.etag),
+                    record,
+                    recording: StoreEvent(type: .created, documentID: id, etag: record.etag, node: recordingNode),
                     ownedBy: isClusterNode ? membership.id : nil)
             } catch {
                 forget(id)

@@ -65,7 +65,7 @@ extension DocumentLibrary {
             try precondition.require(current: record.validator)
             forget(id)
             if record.origin == .upload, let path = record.files.first { try await removeUploadedFile(path) }
-            let event = StoreEvent(type: .deleted, documentID: id, etag: record.etag)
+            let event = StoreEvent(type: .deleted, documentID: id, etag: record.etag, node: recordingNode)
             if let recorded = try await catalog.deleteDocument(id, recording: event) {
                 metrics.recordEvent(.deleted)
                 fanOut.committed(recorded)
@@ -232,7 +232,8 @@ extension DocumentLibrary {
                     }
                 }
                 let event = StoreEvent(
-                    type: .resolved, documentID: id, etag: record.etag, extra: ["resolution": "close"])
+                    type: .resolved, documentID: id, etag: record.etag, extra: ["resolution": "close"],
+                    node: recordingNode)
                 if let recorded = try await catalog.deleteDocument(id, recording: event) {
                     metrics.recordEvent(.resolved)
                     fanOut.committed(recorded)

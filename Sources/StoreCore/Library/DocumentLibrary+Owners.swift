@@ -4,6 +4,10 @@ extension DocumentLibrary {
     /// Whether this library is a node of a cluster (documents have owners among several nodes).
     public var isClusterNode: Bool { ownership.isCluster }
 
+    /// The node named in the events this library records (``StoreEvent/node``): this node's id in a cluster, nil
+    /// for one node alone.
+    var recordingNode: String? { isClusterNode ? membership.id : nil }
+
     /// Which node owns document `id`: the one that keeps it open with its unsaved edits and its conflict
     /// (``DocumentOwnership``). One node owns every document. In a cluster, a document with no owner or a dead one
     /// (no heartbeat within ``NodeMembership/liveness``) is claimed for this node on the way, and taken in as a

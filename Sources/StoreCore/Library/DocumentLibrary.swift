@@ -103,13 +103,12 @@ public final class DocumentLibrary: Sendable {
             keepAliveInterval: keepAliveInterval, bufferBound: eventBufferBound, cutOffs: metrics.eventStreamsCutOff,
             logger: logger)
         if let cluster {
+            let membership = NodeMembership(registry: cluster.registry, version: version, logger: logger)
             fanOut = LogFollowingFanOut(
                 broadcaster: events, log: catalog, client: cluster.client, pollInterval: cluster.pollInterval,
-                metrics: metrics, logger: logger)
+                node: membership.id, metrics: metrics, logger: logger)
             locks = AdvisoryDocumentLocks(client: cluster.lockClient, timeout: cluster.lockTimeout)
-            ownership = DocumentOwnership(
-                membership: NodeMembership(registry: cluster.registry, version: version, logger: logger),
-                isCluster: true)
+            ownership = DocumentOwnership(membership: membership, isCluster: true)
         } else {
             // One node's SQLite catalog tells of each event as it commits, in id order: the feed publishes
             // there, so that concurrent commits never reach a subscriber out of order.

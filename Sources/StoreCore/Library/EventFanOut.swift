@@ -63,8 +63,9 @@ final class LogFollowingFanOut: EventFanOut {
     private let wakes: AsyncStream<Void>
     /// The id of the last event handed on; nil until the follower starts (it starts after the log's last id).
     private let delivered = Mutex<Int64?>(nil)
-    /// The ids of the events this node committed and the follower has not handed on yet.
-    private let mine = Mutex<Set<Int64>>([])
+    /// This node's id, which the events it records carry (``StoreEvent/node``): the follower tells them from the
+    /// others' by the log alone, whenever it reads them (before ``committed(_:)`` or after).
+    private let node: String
     /// Told of each event another node recorded, as it is handed on (the library forgets what it holds stale).
     let otherNodeRecorded = Mutex<Callback<StoreEvent>?>(nil)
     /// Told of each document a node changed in the catalog without an event (its state after an edit, say).
@@ -75,8 +76,9 @@ final class LogFollowingFanOut: EventFanOut {
 
     init(
         broadcaster: EventBroadcaster, log: any EventLog, client: PostgresClient, pollInterval: Duration,
-        metrics: StoreMetrics, logger: Logger
+        node: String, metrics: StoreMetrics, logger: Logger
     ) {
+        self.node = node
         self.broadcaster = broadcaster
         self.log = log
         self.client = client
@@ -87,7 +89,6 @@ final class LogFollowingFanOut: EventFanOut {
     }
 
     func committed(_ event: StoreEvent) {
-        if let id = event.id { mine.withLock { _ = $0.insert(id) } }
         wake.yield()
     }
 
@@ -137,7 +138,7 @@ final class LogFollowingFanOut: EventFanOut {
                 guard let id = event.id else { continue }
                 broadcaster.publish(event)
                 delivered.withLock { $0 = id }
-                if mine.withLock({ $0.remove(id) }) == nil {
+                if event.node != node {
                     // Another node's event: how long it took from the log (the database's clock) to this node.
                     metrics.recordNotificationLag(.seconds(Date().timeIntervalSince(event.at)))
                     told?.call(event)
