@@ -21,7 +21,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `what` is not a PDF the store can open; `reason` is the PDF library's.
     case damagedPDF(what: String, reason: String)
     /// A file of the document is no longer a readable PDF (state `damaged`).
-    case damagedDocument(DocumentID, DocumentRepresentations.Damage)
+    case damagedDocument(DocumentID, DocumentDamage)
     /// A PDF worker process did not answer `work` ("rendering page 3 of document X") with a result.
     case pdfWorkFailed(PDFWorkError, work: String)
     /// A file given for a new document already belongs to document `holder`.
