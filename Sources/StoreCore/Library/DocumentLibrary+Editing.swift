@@ -274,7 +274,8 @@ extension DocumentLibrary {
         }
     }
 
-    /// Runs an edit on the open document inside its lane, after checking an optional `If-Match`.
+    /// Runs an edit on the open document inside its lane, after checking the precondition when it names a version
+    /// (``WritePrecondition/check(current:)``).
     private func edit(
         _ id: DocumentID, precondition: WritePrecondition, password: String?,
         _ body: @escaping @Sendable (Document) throws -> Void
