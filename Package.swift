@@ -254,6 +254,16 @@ let package = Package(
             ],
             path: "Tests/Support"
         ),
+        // The store's domain core driven without HTTP: this target must never depend on DocumentStore or an HTTP
+        // module (its boundary test checks StoreCore's sources for HTTP).
+        .testTarget(
+            name: "StoreCoreTests",
+            dependencies: [
+                "StoreCore",
+                "QuireTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "DocumentStoreTests",
             dependencies: [
