@@ -120,6 +120,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -252,6 +253,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support"
+        ),
+        // The store's domain core driven without HTTP: this target must never depend on DocumentStore or an HTTP
+        // module (its boundary test checks StoreCore's sources for HTTP).
+        .testTarget(
+            name: "StoreCoreTests",
+            dependencies: [
+                "StoreCore",
+                "QuireTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "DocumentStoreTests",

@@ -2,7 +2,6 @@
 import DocumentStore
 import Foundation
 import HummingbirdTesting
-import NIOCore
 import Testing
 
 @testable import StoreCore
@@ -24,9 +23,9 @@ struct AnswerCacheTests {
             // request keeps what it built: it must not be kept.
             let generation = open.answersGeneration
             open.invalidateInfo()
-            open.cacheInfo(info, tag: tag, json: ByteBuffer(), builtAt: generation)
+            open.cacheInfo(info, tag: tag, builtAt: generation)
             #expect(open.cachedInfo == nil)
-            open.cacheInfo(info, tag: tag, json: ByteBuffer(), builtAt: open.answersGeneration)
+            open.cacheInfo(info, tag: tag, builtAt: open.answersGeneration)
             #expect(open.cachedInfo?.1 == tag)
         }
     }

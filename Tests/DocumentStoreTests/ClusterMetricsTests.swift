@@ -128,7 +128,7 @@ struct ClusterMetricsTests {
             let file = first.library.incomingDirectory.appendingPathComponent("upload.pdf")
             try Fixture.data("one-page.pdf").write(to: file)
             let (created, tag) = try await first.library.upload(fileAt: file, password: nil)
-            let id = try #require(DocumentID(rawValue: created.id))
+            let id = created.id
             // The other node reads it (and keeps the document open, its info cached).
             #expect(try await deaf.library.infoNeedsOwner(id) == false)
             let (before, _) = try await deaf.library.info(id, password: nil)
@@ -143,7 +143,7 @@ struct ClusterMetricsTests {
             #expect(try await deaf.library.infoNeedsOwner(id) == false)
             // Bounded: a lane that waits for itself never answers, and the test must say so rather than hang.
             final class Answer: Sendable {
-                let value = Mutex<(DocumentRepresentations.Info, EntityTag)?>(nil)
+                let value = Mutex<(DocumentInfo, EntityTag)?>(nil)
             }
             let answer = Answer()
             let library = deaf.library

@@ -80,7 +80,27 @@ extension ProblemDetails {
         }
         if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter.components.seconds) }
         self.init(
-            status: status, type: type, title: title, detail: error.description, extensions: extensions,
+            status: status, type: type, title: title, detail: Self.detail(of: error), extensions: extensions,
             headers: headers)
+    }
+
+    /// The problem's detail for `error`: its description, but in the API's own terms where the remedy is a header
+    /// to send or a route to call (a password, a precondition, the versions list).
+    static func detail(of error: StoreError) -> String {
+        switch error {
+        case .versionNotFound(let id, let version):
+            return "document \(id.rawValue) has no version \"\(version.prefix(80))\" (GET /documents/\(id.rawValue)/"
+                + "versions lists them)"
+        case .passwordRequired(let what, let wrong):
+            return wrong
+                ? "\(what) is encrypted and the X-Document-Password given does not open it"
+                : "\(what) is encrypted: send its password in the X-Document-Password header"
+        case .preconditionRequired:
+            return "send If-Match with the ETag you last read (or *) so that a change made since is not overwritten"
+        case .preconditionFailed:
+            return "the resource changed since the version named in If-Match or If-None-Match"
+        default:
+            return error.description
+        }
     }
 }

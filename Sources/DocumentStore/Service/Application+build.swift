@@ -224,7 +224,7 @@ public func buildRouter(
 ) -> Router<StoreRequestContext> {
     let router = Router(context: StoreRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Middleware applies to the routes added after it: add it first.
-    router.add(middleware: RequestTelemetryMiddleware(level: requestLogLevel, metrics: metrics))
+    router.add(middleware: RequestTelemetryMiddleware(level: requestLogLevel, metrics: HTTPMetrics(metrics)))
     let routes = RouteTable()
     router.add(middleware: ProblemResponseMiddleware(routes: routes))
     router.add(middleware: BearerTokenMiddleware(control: control ?? ServiceControl(configuration: configuration)))

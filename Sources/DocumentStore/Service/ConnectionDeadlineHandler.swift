@@ -19,11 +19,11 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     /// The timer and the instant it fires at.
     private var timer: (task: Scheduled<Void>, at: ContinuousClock.Instant)?
 
-    private let metrics: StoreMetrics?
+    private let metrics: HTTPMetrics?
 
     init(
         headerTimeout: Duration, idleTimeout: Duration, bodyPace: ConnectionDeadlines.BodyPace = .unbounded,
-        metrics: StoreMetrics? = nil, logger: Logger
+        metrics: HTTPMetrics? = nil, logger: Logger
     ) {
         deadlines = ConnectionDeadlines(
             now: .now, headerTimeout: headerTimeout, idleTimeout: idleTimeout, bodyPace: bodyPace)

@@ -20,7 +20,7 @@ import StoreCore
 /// `Accept-Ranges`, length, `X-Request-ID`, `Date`, `Server`), and are counted and logged as the route's are.
 struct ContentFastPath: Sendable {
     let library: DocumentLibrary
-    let metrics: StoreMetrics
+    let metrics: HTTPMetrics
     let logger: Logger
     let logLevel: Logger.Level
     let serverName: String?
@@ -68,6 +68,15 @@ struct ContentFastPath: Sendable {
             method: .get, path: head.uri, route: Self.route, status: .ok, duration: ContinuousClock.now - start,
             document: id.rawValue, logger: requestLogger, level: logLevel, metrics: metrics)
         return (HTTPResponseHead(version: .http1_1, status: .ok, headers: headers), bytes)
+    }
+}
+
+extension ContentFastPath {
+    /// The fast path of `library`, its answers counted in HTTP metrics on `metrics`' registry.
+    init(library: DocumentLibrary, metrics: StoreMetrics, logger: Logger, logLevel: Logger.Level, serverName: String?) {
+        self.init(
+            library: library, metrics: HTTPMetrics(metrics), logger: logger, logLevel: logLevel,
+            serverName: serverName)
     }
 }
 

@@ -43,7 +43,10 @@ public struct DocumentsController: RouteController {
             {
                 return answer
             }
-            let (json, tag) = try await library.infoJSON(id, password: Self.password(request))
+            // The body is encoded once per version of the document and kept with its info.
+            let (json, tag) = try await library.info(id, password: Self.password(request)) { info in
+                ByteBuffer(bytes: try Self.encoder.encode(DocumentRepresentations.Info(info)))
+            }
             if case .notModified = try RequestPreconditions(headers: request.headers).evaluate(
                 current: tag, method: request.method)
             {
@@ -84,7 +87,7 @@ public struct DocumentsController: RouteController {
             let (info, tag) = try await library.replaceContent(
                 id, withFileAt: incoming.fileURL, precondition: preconditions.write, password: Self.password(request))
             incoming.take()
-            return try Self.respond(json: info, tag: tag, request: request)
+            return try Self.respond(info: info, tag: tag, request: request)
         }
         routes.get(":id/pages/:n/text") { request, context in
             let id = try Self.documentID(context)
@@ -126,7 +129,7 @@ public struct DocumentsController: RouteController {
             let patch = try MetadataPatchParser.parse(Data(buffer: body))
             let (info, tag) = try await library.updateMetadata(
                 id, patch, precondition: preconditions.write, password: Self.password(request))
-            return try Self.respond(json: info, tag: tag, request: request)
+            return try Self.respond(info: info, tag: tag, request: request)
         }
         routes.post(":id/annotations") { request, context in
             let id = try Self.documentID(context)
@@ -136,21 +139,22 @@ public struct DocumentsController: RouteController {
             if let answer = try await forwarder?.answer(request, for: id, body: body) { return answer }
             let annotation = try Self.decode(DocumentRepresentations.AnnotationRequest.self, Data(buffer: body))
             let (info, tag) = try await library.addAnnotation(
-                id, annotation, precondition: preconditions.write, password: Self.password(request))
-            return try Self.respond(json: info, tag: tag, request: request)
+                id, annotation.newAnnotation, precondition: preconditions.write, password: Self.password(request))
+            return try Self.respond(info: info, tag: tag, request: request)
         }
         routes.post(":id/save") { request, context in
             let id = try Self.documentID(context)
             if let answer = try await forwarder?.answer(request, for: id) { return answer }
             let (info, tag) = try await library.save(
                 id, precondition: RequestPreconditions(headers: request.headers).write, password: Self.password(request))
-            return try Self.respond(json: info, tag: tag, request: request)
+            return try Self.respond(info: info, tag: tag, request: request)
         }
         routes.get(":id/conflict") { request, context in
             let id = try Self.documentID(context)
             if let answer = try await forwarder?.answer(request, for: id) { return answer }
             let report = try await library.conflictReport(id, password: Self.password(request))
-            return try Self.respond(json: report, tag: nil, request: request)
+            return try Self.respond(
+                json: DocumentRepresentations.ConflictReport(report), tag: nil, request: request)
         }
         routes.post(":id/conflict/resolve") { request, context in
             let id = try Self.documentID(context)
@@ -169,10 +173,13 @@ public struct DocumentsController: RouteController {
             else {
                 return Response(status: .noContent)
             }
-            return try Self.respond(json: info, tag: tag, request: request)
+            return try Self.respond(info: info, tag: tag, request: request)
         }
         routes.get(":id/versions") { request, context in
-            let list = try await library.versions(try Self.documentID(context), password: Self.password(request))
+            let id = try Self.documentID(context)
+            let kept = try await library.versions(id, password: Self.password(request))
+            let list = DocumentRepresentations.VersionList(
+                document: id.rawValue, versions: kept.map(DocumentRepresentations.Version.init))
             return try Self.respond(json: list, tag: nil, request: request)
         }
         routes.post(":id/versions/:version/restore") { request, context in
@@ -185,7 +192,7 @@ public struct DocumentsController: RouteController {
             let (info, tag) = try await library.restoreVersion(
                 id, version: version, precondition: RequestPreconditions(headers: request.headers).write,
                 password: Self.password(request))
-            return try Self.respond(json: info, tag: tag, request: request)
+            return try Self.respond(info: info, tag: tag, request: request)
         }
         return routes
     }
@@ -222,7 +229,7 @@ public struct DocumentsController: RouteController {
     private func create(_ request: Request, _ context: StoreRequestContext) async throws -> Response {
         let mediaType = Self.mediaType(request)
         let password = Self.password(request)
-        let created: (DocumentRepresentations.Info, EntityTag)
+        let created: (DocumentInfo, EntityTag)
         switch mediaType {
         case "application/pdf":
             let incoming = try await receive(request)
@@ -235,23 +242,24 @@ public struct DocumentsController: RouteController {
             )
             let registered = try await library.register(register.files, password: password)
             guard registered.isNew else {
-                var response = try Self.respond(json: registered.info, tag: registered.tag, request: request)
-                response.headers[.location] = "/documents/\(registered.info.id)"
+                var response = try Self.respond(info: registered.info, tag: registered.tag, request: request)
+                response.headers[.location] = "/documents/\(registered.info.id.rawValue)"
                 return response
             }
             created = (registered.info, registered.tag)
         default:
             throw ProblemDetails.unsupportedMediaType(mediaType, expected: ["application/pdf", "application/json"])
         }
-        var response = try Self.respond(json: created.0, tag: created.1, request: request)
+        var response = try Self.respond(info: created.0, tag: created.1, request: request)
         response.status = .created
-        response.headers[.location] = "/documents/\(created.0.id)"
+        response.headers[.location] = "/documents/\(created.0.id.rawValue)"
         return response
     }
 
     private func content(_ request: Request, _ context: StoreRequestContext) async throws -> Response {
         let id = try Self.documentID(context)
-        let (bytes, tag) = try await library.content(id, password: Self.password(request))
+        let (bytes, tag) = try await library.content(
+            id, password: Self.password(request), as: DocumentLibrary.contentBody)
         let preconditions = try RequestPreconditions(headers: request.headers)
         switch preconditions.evaluate(current: tag, method: request.method) {
         case .notModified: return Response(status: .notModified, headers: [.eTag: tag.headerValue])
@@ -282,8 +290,13 @@ public struct DocumentsController: RouteController {
 
     // MARK: helpers
 
-    /// The encoder of every JSON body: the store's (``DocumentRepresentations/encoder``).
+    /// The encoder of every JSON body (``DocumentRepresentations/encoder``).
     static var encoder: JSONEncoder { DocumentRepresentations.encoder }
+
+    /// A response with a document's info as its JSON body, and the document's tag.
+    static func respond(info: DocumentInfo, tag: EntityTag, request: Request) throws -> Response {
+        try respond(json: DocumentRepresentations.Info(info), tag: tag, request: request)
+    }
 
     /// A JSON response with the document's tag.
     static func respond(json value: some Encodable, tag: EntityTag?, request: Request) throws -> Response {

@@ -13,7 +13,7 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
 
     /// The level of the per-request log line.
     let level: Logger.Level
-    let metrics: StoreMetrics
+    let metrics: HTTPMetrics
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -34,7 +34,7 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
     /// carries the request id). Shared with ``ContentFastPath``, whose answers never pass through here.
     static func observe(
         method: HTTPRequest.Method, path: String, route: String, status: HTTPResponse.Status, duration: Duration,
-        document: String?, logger: Logger, level: Logger.Level, metrics: StoreMetrics
+        document: String?, logger: Logger, level: Logger.Level, metrics: HTTPMetrics
     ) {
         metrics.recordRequest(route: route, method: method, status: status, duration: duration)
         guard logger.logLevel <= level else { return }

@@ -24,7 +24,7 @@ public struct SearchController: RouteController {
         routes.get { [library] request, _ in
             let items = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
             let search = try SearchParameters.request(items, cursors: library.listingCursors)
-            let results = try await library.search(search)
+            let results = SearchResults(try await library.search(search))
             var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
             if let next = results.next {
                 headers[HTTPField.Name("Link")!] = "<\(Self.nextPageLink(items, cursor: next))>; rel=\"next\""

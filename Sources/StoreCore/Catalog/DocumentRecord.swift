@@ -108,6 +108,6 @@ extension DocumentRecord: FetchableRecord, PersistableRecord {
 extension DocumentRecord {
     /// The document's validator: the tag of its content and its version (`"<sha256>-<version>"`), which changes
     /// with every change of the document, unsaved edits included. What its info is tagged with and what every
-    /// write names in `If-Match`; the same on every node of a cluster.
+    /// write names in its ``WritePrecondition``; the same on every node of a cluster.
     public var validator: EntityTag { EntityTag(content: etag, version: version) }
 }

@@ -13,7 +13,7 @@ extension DocumentLibrary {
     /// - Throws: ``StoreError``: `damagedPDF` for bytes that are not a PDF poppler opens, `passwordRequired` for an
     ///   encrypted one without its password (nothing is kept in either case); a `DataProviderError` when the file
     ///   cannot be read or moved.
-    public func upload(fileAt file: URL, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
+    public func upload(fileAt file: URL, password: String?) async throws -> (DocumentInfo, EntityTag) {
         try await vet(contentsOf: file, password: password, what: "the uploaded PDF")
         let id = DocumentID.random()
         let url = uploadDirectory.appendingPathComponent("\(id.rawValue).pdf")
@@ -32,7 +32,7 @@ extension DocumentLibrary {
     ///   `fileInAnotherDocument`, `unusableFile` or `damagedPDF` (missing, not a regular file with one link, not a
     ///   PDF), `passwordRequired` (encrypted, no or wrong password).
     public func register(_ paths: [String], password: String?) async throws -> (
-        info: DocumentRepresentations.Info, tag: EntityTag, isNew: Bool
+        info: DocumentInfo, tag: EntityTag, isNew: Bool
     ) {
         guard !paths.isEmpty else {
             throw StoreError.invalidParameter("files", reason: "files must list at least one path")
@@ -83,7 +83,7 @@ extension DocumentLibrary {
     /// database goes away in between: the document is then dropped and the error thrown), and answers its info.
     private func create(
         _ id: DocumentID, files: [String], origin: DocumentRecord.Origin, password: String?
-    ) async throws -> (DocumentRepresentations.Info, EntityTag) {
+    ) async throws -> (DocumentInfo, EntityTag) {
         try await lane(id).run {
             let now = Date()
             let placeholder = DocumentRecord(

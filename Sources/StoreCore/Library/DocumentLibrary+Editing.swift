@@ -23,7 +23,7 @@ extension DocumentLibrary {
     ///   bytes that do not open; a `DataProviderError` when the file cannot be read or moved.
     public func replaceContent(
         _ id: DocumentID, withFileAt file: URL, precondition: WritePrecondition, password: String?
-    ) async throws -> (DocumentRepresentations.Info, EntityTag) {
+    ) async throws -> (DocumentInfo, EntityTag) {
         try await lane(id).run {
             let open = try await openDocument(id, password: password)
             let record = try await record(id)
@@ -79,7 +79,7 @@ extension DocumentLibrary {
     ///   names a version that is not the current one), `inConflict`.
     public func updateMetadata(
         _ id: DocumentID, _ patch: MetadataPatch, precondition: WritePrecondition, password: String?
-    ) async throws -> (DocumentRepresentations.Info, EntityTag) {
+    ) async throws -> (DocumentInfo, EntityTag) {
         try await edit(id, precondition: precondition, password: password) { document in
             var metadata = document.metadata
             if let value = patch.title { metadata.title = value }
@@ -99,16 +99,16 @@ extension DocumentLibrary {
     ///   `inConflict`, `invalidParameter` for an unusable kind or rectangle (not finite, a width or height not above
     ///   0, or not inside the page).
     public func addAnnotation(
-        _ id: DocumentID, _ request: DocumentRepresentations.AnnotationRequest, precondition: WritePrecondition,
+        _ id: DocumentID, _ request: NewAnnotation, precondition: WritePrecondition,
         password: String?
-    ) async throws -> (DocumentRepresentations.Info, EntityTag) {
+    ) async throws -> (DocumentInfo, EntityTag) {
         let kind: Annotation.Kind
         switch request.kind {
         case "note": kind = .note
         case "highlight": kind = .highlight
         default: throw StoreError.invalidParameter("kind", reason: "kind must be \"note\" or \"highlight\"")
         }
-        let rect = try Self.annotationRect(request.rect)
+        let rect = try Self.annotationRect(request)
         guard request.page >= 1 else {
             throw StoreError.invalidParameter("page", reason: "page numbers start at 1, not \(request.page)")
         }
@@ -135,25 +135,26 @@ extension DocumentLibrary {
         }
     }
 
-    /// The rectangle of an annotation request: finite, within a million points, with a width and height above
+    /// The rectangle of a new annotation: finite, within a million points, with a width and height above
     /// zero as given (a `CGRect` would take a negative size and flip it).
     /// - Throws: ``StoreError/invalidParameter(_:reason:)`` naming the member at fault (`rect.x`, `rect.y`, `rect.width`, `rect.height`).
-    static func annotationRect(_ rect: DocumentRepresentations.AnnotationRequest.Rect) throws -> CGRect {
+    static func annotationRect(_ annotation: NewAnnotation) throws -> CGRect {
         for (name, value) in [
-            ("rect.x", rect.x), ("rect.y", rect.y), ("rect.width", rect.width), ("rect.height", rect.height),
+            ("rect.x", annotation.x), ("rect.y", annotation.y), ("rect.width", annotation.width),
+            ("rect.height", annotation.height),
         ] {
             guard value.isFinite, abs(value) < 1e6 else {
                 throw StoreError.invalidParameter(
                     name, reason: "member \"\(name)\" must be a finite number of points below 1000000, not \(value)")
             }
         }
-        for (name, value) in [("rect.width", rect.width), ("rect.height", rect.height)] where !(value > 0) {
+        for (name, value) in [("rect.width", annotation.width), ("rect.height", annotation.height)] where !(value > 0) {
             throw StoreError.invalidParameter(
                 name,
                 reason: "member \"\(name)\" must be above 0, not \(value): x and y name the lower-left corner of the "
                     + "rectangle")
         }
-        return CGRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+        return CGRect(x: annotation.x, y: annotation.y, width: annotation.width, height: annotation.height)
     }
 
     /// Writes the edits to the files (coordinated, atomic). A `saved` event follows.
@@ -161,7 +162,7 @@ extension DocumentLibrary {
     ///   for an encrypted document without its password or with a wrong one; `inConflict`; `pdfWorkFailed` or
     ///   `internalFailure` when the save fails.
     public func save(_ id: DocumentID, precondition: WritePrecondition, password: String?) async throws -> (
-        DocumentRepresentations.Info, EntityTag
+        DocumentInfo, EntityTag
     ) {
         try await lane(id).run {
             let wasOpen = state.withLock { $0.open[id] != nil }
@@ -210,9 +211,9 @@ extension DocumentLibrary {
         _ id: DocumentID, with resolution: FileConflictResolution, precondition: WritePrecondition = .none,
         password: String?
     ) async throws
-        -> (DocumentRepresentations.Info, EntityTag)?
+        -> (DocumentInfo, EntityTag)?
     {
-        try await lane(id).run { () async throws -> (DocumentRepresentations.Info, EntityTag)? in
+        try await lane(id).run { () async throws -> (DocumentInfo, EntityTag)? in
             let record = try await record(id)
             try precondition.check(current: record.validator)
             let open = try await openDocument(id, password: password)
@@ -274,11 +275,12 @@ extension DocumentLibrary {
         }
     }
 
-    /// Runs an edit on the open document inside its lane, after checking an optional `If-Match`.
+    /// Runs an edit on the open document inside its lane, after checking the precondition when it names a version
+    /// (``WritePrecondition/check(current:)``).
     private func edit(
         _ id: DocumentID, precondition: WritePrecondition, password: String?,
         _ body: @escaping @Sendable (Document) throws -> Void
-    ) async throws -> (DocumentRepresentations.Info, EntityTag) {
+    ) async throws -> (DocumentInfo, EntityTag) {
         try await lane(id).run {
             let open = try await openDocument(id, password: password)
             let record = try await record(id)

@@ -1,6 +1,5 @@
 import DocumentModel
 import Foundation
-import NIOCore
 import PDFWorkerWire
 import PDFTypes
 
@@ -11,24 +10,30 @@ extension DocumentLibrary {
         try await catalog.documents(listing)
     }
 
-    /// A document's info as JSON (built once per version of the document) and its tag.
-    /// - Throws: as ``info(_:password:)``.
-    public func infoJSON(_ id: DocumentID, password: String?) async throws -> (ByteBuffer, EntityTag) {
+    /// A document's info rendered by `render` (a response body, say) and its tag. The rendering is kept with the
+    /// info while the document is open and nothing changes, so that every caller after the first gets it as it
+    /// is: `render` runs once per version of the document (and again when a caller renders to another type).
+    /// - Throws: as ``info(_:password:)``; what `render` throws.
+    public func info<Rendering: Sendable>(
+        _ id: DocumentID, password: String?, renderedBy render: (DocumentInfo) throws -> Rendering
+    ) async throws -> (Rendering, EntityTag) {
         if let open = state.withLock({ $0.open[id] }), open.accepts(password: password),
             let answers = open.cachedAnswers, open.filesAreCurrent
         {
-            return (answers.json, answers.tag)
+            return (try open.rendering(of: answers, renderedBy: render), answers.tag)
         }
         let (info, tag) = try await info(id, password: password)
-        if let answers = state.withLock({ $0.open[id] })?.cachedAnswers, answers.tag == tag, answers.info == info {
-            return (answers.json, answers.tag)
+        if let open = state.withLock({ $0.open[id] }), let answers = open.cachedAnswers, answers.tag == tag,
+            answers.info == info
+        {
+            return (try open.rendering(of: answers, renderedBy: render), answers.tag)
         }
-        return (ByteBuffer(bytes: try DocumentRepresentations.encoder.encode(info)), tag)
+        return (try render(info), tag)
     }
 
     /// A document's info (pages, metadata with unsaved edits, files, state, conflict) and its tag.
     /// - Throws: ``StoreError``: `documentNotFound`, `passwordRequired`; or a `CatalogError`.
-    public func info(_ id: DocumentID, password: String?) async throws -> (DocumentRepresentations.Info, EntityTag) {
+    public func info(_ id: DocumentID, password: String?) async throws -> (DocumentInfo, EntityTag) {
         if let open = state.withLock({ $0.open[id] }), open.accepts(password: password), let cached = open.cachedInfo,
             open.filesAreCurrent
         {
@@ -45,56 +50,56 @@ extension DocumentLibrary {
     /// record this lane just stored (inserted, or updated at a version the catalog gave), which the catalog would
     /// give back as it is (no read then).
     func info(of open: OpenDocument, known: DocumentRecord? = nil) async throws
-        -> (DocumentRepresentations.Info, EntityTag)
+        -> (DocumentInfo, EntityTag)
     {
         if let cached = open.cachedInfo { return cached }
         // Read before the record: an invalidation from here on means the record read may be stale.
         let generation = open.answersGeneration
         let record = if let known { known } else { try await record(open.id) }
         let document = open.document
-        let pages = try await blocking { () -> [DocumentRepresentations.Page] in
+        let pages = try await blocking { () -> [DocumentInfo.Page] in
             (0..<document.pageCount).compactMap { index in
                 guard let page = try? document.pageInfo(at: index) else { return nil }
-                return DocumentRepresentations.Page(
+                return DocumentInfo.Page(
                     number: index + 1, width: page.size.width, height: page.size.height, label: page.label)
             }
         }
-        let metadata = document.metadata
         // In a cluster the conflict may be another node's (the document's owner): the record names it.
         let conflict =
-            document.conflict?.type.rawValue ?? record.state.conflictType?.rawValue
-            ?? (record.state == .deleted ? "deletion" : nil)
-        let info = DocumentRepresentations.Info(
-            id: open.id.rawValue, etag: record.validator.headerValue, version: record.version,
-            contentEtag: record.etag.headerValue, origin: record.origin.rawValue, pageCount: pages.count,
-            pages: pages,
-            metadata: DocumentRepresentations.Metadata(
-                title: metadata.title, author: metadata.author, subject: metadata.subject,
-                keywords: metadata.keywords, creator: metadata.creator, producer: metadata.producer,
-                creationDate: metadata.creationDate.map(timestamp),
-                modificationDate: metadata.modificationDate.map(timestamp)),
+            document.conflict.flatMap { DocumentState.ConflictType(rawValue: $0.type.rawValue) }
+            ?? record.state.conflictType ?? (record.state == .deleted ? .deletion : nil)
+        let info = DocumentInfo(
+            id: open.id, validator: record.validator, version: record.version, contentTag: record.etag,
+            origin: record.origin, pages: pages, metadata: document.metadata,
             files: open.files.map {
-                DocumentRepresentations.File(
-                    path: $0.path, size: $0.size, etag: ($0.tag ?? EntityTag(content: Data())).headerValue)
+                DocumentInfo.File(path: $0.path, size: $0.size, tag: $0.tag ?? EntityTag(content: Data()))
             },
-            state: record.state.name, conflict: conflict, damage: open.damage, encrypted: document.isEncrypted,
-            size: record.size,
-            createdAt: timestamp(record.createdAt), updatedAt: timestamp(record.updatedAt))
-        let json = ByteBuffer(bytes: try DocumentRepresentations.encoder.encode(info))
-        open.cacheInfo(info, tag: record.validator, json: json, builtAt: generation)
+            state: record.state, conflict: conflict, damage: open.damage, isEncrypted: document.isEncrypted,
+            size: record.size, createdAt: record.createdAt, updatedAt: record.updatedAt)
+        open.cacheInfo(info, tag: record.validator, builtAt: generation)
         return (info, record.validator)
     }
 
-    /// The bytes of the document's (first) file as last read, and the document's tag. An open document answers
-    /// from memory once its files are seen to be the ones those bytes were read from (``bringUpToDate(_:)``);
-    /// another is opened first (which checks `password` for an encrypted one) and answers the bytes that opening
-    /// read.
+    /// The bytes of the document's (first) file as last read, and the tag of the document's content. An open
+    /// document answers from memory once its files are seen to be the ones those bytes were read from
+    /// (``bringUpToDate(_:)``); another is opened first (which checks `password` for an encrypted one) and answers
+    /// the bytes that opening read.
     /// - Throws: ``StoreError``: `documentNotFound`; `passwordRequired` for an encrypted document without its
     ///   password or with a wrong one; `unusableFile` or `damagedDocument` when the file cannot be read or the
     ///   document is damaged.
-    public func content(_ id: DocumentID, password: String?) async throws -> (ByteBuffer, EntityTag) {
+    public func content(_ id: DocumentID, password: String?) async throws -> (Data, EntityTag) {
+        try await content(id, password: password, as: { $0 })
+    }
+
+    /// The content as ``content(_:password:)`` answers it, made into `Body` by `makeBody` (a response body, say);
+    /// the body made of the version the document last answered is kept with its answers, so that every caller
+    /// after the first gets it as it is.
+    /// - Throws: as ``content(_:password:)``.
+    public func content<Body: Sendable>(
+        _ id: DocumentID, password: String?, as makeBody: (Data) -> Body
+    ) async throws -> (Body, EntityTag) {
         if let known = state.withLock({ $0.open[id] }), known.accepts(password: password), known.filesAreCurrent,
-            let cached = known.cachedContent()
+            let cached = known.cachedContent(as: makeBody)
         {
             return cached
         }
@@ -110,19 +115,20 @@ extension DocumentLibrary {
             throw StoreError.unusableFile(
                 path: "document \(id.rawValue)", reason: "its file could not be read when it was opened")
         }
-        return (ByteBuffer(bytes: bytes), try await record(id).etag)
+        return (makeBody(bytes), try await record(id).etag)
     }
 
     /// The content of an open document that needs no password, whose current version has been answered before,
-    /// and its tag, at once (no lane, no catalog, no thread pool): what ``ContentFastPathHandler`` serves on the
-    /// event loop. Nil otherwise — always for an encrypted document, whose password only the route checks — and
-    /// when its file is not, by its metadata, the one those bytes were read from (one `openat2` and one `fstat`
-    /// on the event loop); ``content(_:password:)`` answers every case.
-    package func cachedContent(_ id: DocumentID) -> (ByteBuffer, EntityTag)? {
+    /// made into `Body` by `makeBody` (kept with the answers, as ``content(_:password:as:)`` keeps it), and its
+    /// tag, at once (no lane, no catalog, no thread pool): what a caller on an event loop can answer with. Nil
+    /// otherwise — always for an encrypted document, whose password only the caller checks — and when its file is
+    /// not, by its metadata, the one those bytes were read from (one `openat2` and one `fstat`);
+    /// ``content(_:password:as:)`` answers every case.
+    package func cachedContent<Body: Sendable>(_ id: DocumentID, as makeBody: (Data) -> Body) -> (Body, EntityTag)? {
         guard let open = state.withLock({ $0.open[id] }), open.accepts(password: nil), open.filesAreCurrent else {
             return nil
         }
-        return open.cachedContent()
+        return open.cachedContent(as: makeBody)
     }
 
     /// The text of page `number` (from 1), and the document's tag, extracted by a worker process.
@@ -156,31 +162,30 @@ extension DocumentLibrary {
     /// The document's conflict report.
     /// - Throws: ``StoreError``: `documentNotFound`; `passwordRequired` for an encrypted document without its
     ///   password or with a wrong one.
-    public func conflictReport(_ id: DocumentID, password: String?) async throws
-        -> DocumentRepresentations.ConflictReport
-    {
+    public func conflictReport(_ id: DocumentID, password: String?) async throws -> ConflictReport {
         var report = try await lane(id).run {
             let record = try await record(id)
             // A document whose files are gone cannot tell whether it was encrypted: only an open one checks.
             let isOpen = state.withLock { $0.open[id] != nil }
             let open = isOpen || record.state != .deleted ? try await openDocument(id, password: password) : nil
-            var conflict: DocumentRepresentations.ConflictReport.Conflict?
-            if let found = open?.document.conflict {
-                conflict = .init(type: found.type.rawValue, file: found.dataProvider.fileURL.path)
+            var conflict: ConflictReport.Conflict?
+            if let found = open?.document.conflict,
+                let type = DocumentState.ConflictType(rawValue: found.type.rawValue)
+            {
+                conflict = .init(type: type, file: found.dataProvider.fileURL.path)
             } else if record.state == .deleted {
-                conflict = .init(type: "deletion", file: record.files.first ?? "")
+                conflict = .init(type: .deletion, file: record.files.first ?? "")
             } else if case .conflict(let type) = record.state {
-                conflict = .init(type: type.rawValue, file: record.files.first ?? "")
+                conflict = .init(type: type, file: record.files.first ?? "")
             }
-            return DocumentRepresentations.ConflictReport(
-                document: id.rawValue, state: record.state.name, conflict: conflict)
+            return ConflictReport(document: id, state: record.state, conflict: conflict)
         }
         // The other side: the file as it is on disk now, read beneath its root as every document file is.
         if let path = report.conflict?.file, !path.isEmpty {
             let provider = FileDataProvider(fileURL: URL(fileURLWithPath: path), confinement: confinement(for: path))
             if let bytes = try? await blocking({ try provider.data() }) {
                 report.conflict?.fileSize = bytes.count
-                report.conflict?.fileEtag = EntityTag(content: bytes).headerValue
+                report.conflict?.fileTag = EntityTag(content: bytes)
             }
         }
         return report

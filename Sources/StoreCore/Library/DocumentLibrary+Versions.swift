@@ -13,7 +13,7 @@ extension DocumentLibrary {
     /// - Throws: ``StoreError/documentNotFound(_:)`` for an unknown document; ``StoreError/passwordRequired(what:wrongPassword:)``
     ///   for an encrypted document without its password or with a wrong one; the versions store's error when it
     ///   cannot be read.
-    public func versions(_ id: DocumentID, password: String?) async throws -> DocumentRepresentations.VersionList {
+    public func versions(_ id: DocumentID, password: String?) async throws -> [KeptVersion] {
         let record = try await record(id)
         let listed = try await blocking { try self.storedVersions(of: record.files) }
         var told = false
@@ -33,9 +33,7 @@ extension DocumentLibrary {
                 // A version that does not open at all (or no worker to try it) says nothing of a password.
             }
         }
-        return DocumentRepresentations.VersionList(
-            document: id.rawValue,
-            versions: listed.map { DocumentRepresentations.Version($0.version, size: $0.size) })
+        return listed.map { KeptVersion(version: $0.version, size: $0.size) }
     }
 
     /// Restores version `versionID` of one of the document's files: its bytes (read beneath the versions store)
@@ -48,7 +46,7 @@ extension DocumentLibrary {
     ///   the versions store's error when the version or the file cannot be read or written.
     public func restoreVersion(
         _ id: DocumentID, version versionID: String, precondition: WritePrecondition, password: String?
-    ) async throws -> (DocumentRepresentations.Info, EntityTag) {
+    ) async throws -> (DocumentInfo, EntityTag) {
         try await lane(id).run {
             let record = try await record(id)
             try precondition.require(current: record.validator)

@@ -16,9 +16,9 @@ struct LocalDocumentLocks: DocumentLocks {
 
 /// A cluster: a session-level advisory lock of the shared PostgreSQL (`pg_advisory_lock` on a 64-bit hash of the
 /// key), held on a connection of its own for the operation's length, so that an edit, a save, an external
-/// change's handling and a resolution of one document never interleave across the nodes, and `If-Match` means on
-/// every node what it means on one. A lock not had within `timeout` (another node's operation on the document is
-/// that slow, or the database is unreachable) is ``StoreError/unavailable(_:retryAfterSeconds:)`` with a retry
+/// change's handling and a resolution of one document never interleave across the nodes, and a write's
+/// precondition means on every node what it means on one. A lock not had within `timeout` (another node's
+/// operation on the document is that slow, or the database is unreachable) is ``StoreError/unavailable(_:retryAfterSeconds:)`` with a retry
 /// hint of one second. A node that dies loses its locks with its connections.
 struct AdvisoryDocumentLocks: DocumentLocks {
     let client: PostgresClient

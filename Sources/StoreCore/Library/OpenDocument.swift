@@ -2,7 +2,6 @@ import Crypto
 import DocumentModel
 import FileCoordination
 import Foundation
-import NIOCore
 import Synchronization
 
 /// A document of the store that is open: its `Document`, its coordinated providers (one per file), what it
@@ -27,16 +26,18 @@ final class OpenDocument: @unchecked Sendable {
     /// builds the info from the record it read just before).
     private let answers = Mutex<(answers: Answers?, generation: UInt64)>((nil, 0))
 
-    /// The info, its JSON and the content as response bodies: built once, shared by every response (a
-    /// `ByteBuffer` is copied on write only).
+    /// The info and the content as callers render them (response bodies, say): built once, shared by every caller
+    /// until the document or its record changes.
     struct Answers: Sendable {
-        var info: DocumentRepresentations.Info
+        var info: DocumentInfo
         /// The info's validator (content and version).
         var tag: EntityTag
-        var json: ByteBuffer
+        /// The info as the last caller rendered it (``DocumentLibrary/info(_:password:renderedBy:)``).
+        var infoRendering: (any Sendable)?
         /// The content's own tag (its bytes' SHA-256): what the content is answered with.
         var contentTag: EntityTag
-        var content: ByteBuffer?
+        /// The content as the last caller made it into a body (``DocumentLibrary/content(_:password:as:)``).
+        var content: (any Sendable)?
     }
 
     init(id: DocumentID, document: Document, providers: [CoordinatedFileDataProvider], password: String?) {
@@ -51,32 +52,45 @@ final class OpenDocument: @unchecked Sendable {
     var cachedAnswers: Answers? { answers.withLock { $0.answers } }
 
     /// The generation of the cached answers: read it before reading what an answer is built from, and pass it to
-    /// ``cacheInfo(_:tag:json:builtAt:)``.
+    /// ``cacheInfo(_:tag:builtAt:)``.
     var answersGeneration: UInt64 { answers.withLock { $0.generation } }
 
     /// The info last answered, if nothing changed since.
-    var cachedInfo: (DocumentRepresentations.Info, EntityTag)? {
+    var cachedInfo: (DocumentInfo, EntityTag)? {
         answers.withLock { $0.answers.map { ($0.info, $0.tag) } }
     }
 
-    /// Keeps the info (and its JSON) built from what was read at `generation`; dropped when the answers were
-    /// invalidated since (they would describe a version that is no longer the record's).
-    func cacheInfo(_ info: DocumentRepresentations.Info, tag: EntityTag, json: ByteBuffer, builtAt generation: UInt64) {
-        let contentTag = EntityTag(headerValue: info.contentEtag) ?? tag
+    /// Keeps the info built from what was read at `generation`; dropped when the answers were invalidated since
+    /// (they would describe a version that is no longer the record's).
+    func cacheInfo(_ info: DocumentInfo, tag: EntityTag, builtAt generation: UInt64) {
         answers.withLock { cache in
             guard cache.generation == generation else { return }
-            cache.answers = Answers(info: info, tag: tag, json: json, contentTag: contentTag)
+            cache.answers = Answers(info: info, tag: tag, contentTag: info.contentTag)
         }
+    }
+
+    /// The rendering of `answers`' info that is kept with them, or the one `render` makes now (kept while they
+    /// are still the document's answers).
+    func rendering<Rendering: Sendable>(
+        of answers: Answers, renderedBy render: (DocumentInfo) throws -> Rendering
+    ) rethrows -> Rendering {
+        if let kept = answers.infoRendering as? Rendering { return kept }
+        let rendered = try render(answers.info)
+        self.answers.withLock { cache in
+            guard cache.answers?.tag == answers.tag, cache.answers?.info == answers.info else { return }
+            cache.answers?.infoRendering = rendered
+        }
+        return rendered
     }
 
     /// The first file that is no longer a readable PDF, and why (nil when every file opens, or only a password
     /// is missing).
-    var damage: DocumentRepresentations.Damage? {
+    var damage: DocumentDamage? {
         for provider in providers {
             if let error = document.error(for: provider), !DocumentLibrary.needsPassword(error),
                 DocumentLibrary.transientWorkFailure(error) == nil
             {
-                return DocumentRepresentations.Damage(file: provider.fileURL.path, reason: error.description)
+                return DocumentDamage(file: provider.fileURL.path, reason: error.description)
             }
         }
         return nil
@@ -90,15 +104,18 @@ final class OpenDocument: @unchecked Sendable {
         }
     }
 
-    /// The content and tag of the version the cached answers describe, without waiting for anything: nil when no
-    /// answers are cached (a change dropped them), the document has no bytes, or it is damaged.
-    func cachedContent() -> (ByteBuffer, EntityTag)? {
+    /// The content, made into `Body` by `makeBody` (kept with the answers), and tag of the version the cached
+    /// answers describe, without waiting for anything: nil when no answers are cached (a change dropped them), the
+    /// document has no bytes, or it is damaged.
+    func cachedContent<Body: Sendable>(as makeBody: (Data) -> Body) -> (Body, EntityTag)? {
         guard let answers = answers.withLock({ $0.answers }), answers.info.damage == nil else { return nil }
-        if let content = answers.content { return (content, answers.contentTag) }
+        if let content = answers.content as? Body { return (content, answers.contentTag) }
         guard let bytes = providers.first?.lastReadContents else { return nil }
-        let buffer = ByteBuffer(bytes: bytes)
-        self.answers.withLock { if $0.answers?.tag == answers.tag, $0.answers?.content == nil { $0.answers?.content = buffer } }
-        return (buffer, answers.contentTag)
+        let body = makeBody(bytes)
+        self.answers.withLock {
+            if $0.answers?.tag == answers.tag, !($0.answers?.content is Body) { $0.answers?.content = body }
+        }
+        return (body, answers.contentTag)
     }
 
     /// Forgets the cached answers: the document or its record changed.

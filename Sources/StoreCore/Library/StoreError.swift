@@ -5,8 +5,9 @@ import PDFWorkerWire
 /// Why the store refused or failed an operation: the domain errors of ``DocumentLibrary`` and its uploads.
 ///
 /// Each case names the document, file or limit involved; ``description`` is one line for the person reading the
-/// log (the HTTP layer sends it as a problem's `detail`), and ``retryAfter`` says when a refusal for want of
-/// capacity is worth trying again. Nothing here knows HTTP: the service maps every case to a problem in one place.
+/// log (the service sends it as a problem's `detail`, in the API's own terms where the remedy is a header to send
+/// or a route to call), and ``retryAfter`` says when a refusal for want of capacity is worth trying again. Nothing
+/// here knows HTTP: the service maps every case to a problem in one place.
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No document has this id.
     case documentNotFound(DocumentID)
@@ -21,7 +22,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `what` is not a PDF the store can open; `reason` is the PDF library's.
     case damagedPDF(what: String, reason: String)
     /// A file of the document is no longer a readable PDF (state `damaged`).
-    case damagedDocument(DocumentID, DocumentRepresentations.Damage)
+    case damagedDocument(DocumentID, DocumentDamage)
     /// A PDF worker process did not answer `work` ("rendering page 3 of document X") with a result.
     case pdfWorkFailed(PDFWorkError, work: String)
     /// A file given for a new document already belongs to document `holder`.
@@ -111,15 +112,15 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .documentNotFound(let id):
             return "no document has the id \(id.rawValue)"
         case .versionNotFound(let id, let version):
-            return "document \(id.rawValue) has no version \"\(version.prefix(80))\" (GET /documents/\(id.rawValue)/"
-                + "versions lists them)"
+            return "document \(id.rawValue) has no version \"\(version.prefix(80))\" (its versions list names the "
+                + "versions kept)"
         case .invalidParameter(_, let reason), .invalidInput(let reason), .unavailable(let reason, _),
             .internalFailure(let reason):
             return reason
         case .passwordRequired(let what, let wrong):
             return wrong
-                ? "\(what) is encrypted and the X-Document-Password given does not open it"
-                : "\(what) is encrypted: send its password in the X-Document-Password header"
+                ? "\(what) is encrypted and the password given does not open it"
+                : "\(what) is encrypted: its password is needed"
         case .damagedPDF(let what, let reason):
             return "\(what): \(reason)"
         case .damagedDocument(let id, let damage):
@@ -140,9 +141,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noConflict(let id):
             return "document \(id.rawValue) is not in conflict: there is nothing to resolve"
         case .preconditionRequired:
-            return "send If-Match with the ETag you last read (or *) so that a change made since is not overwritten"
+            return "the write names no version to replace: name the version last read (or any) so that a change "
+                + "made since is not overwritten"
         case .preconditionFailed:
-            return "the resource changed since the version named in If-Match or If-None-Match"
+            return "the document is not at a version the write names: it changed since"
         case .tooLarge(let limit):
             return "the request body is larger than the limit of \(limit) bytes"
         case .uploadBudgetExhausted(let budget, let seconds):

@@ -1,8 +1,7 @@
 /// The version a write means to replace: the entity tags the document must have (`ifMatch`) or must not have
 /// (`ifNoneMatch`) for the write to go ahead, checked against the document's current tag inside its lane.
 ///
-/// An HTTP request's `If-Match` and `If-None-Match` become one of these at the edge of the service; the store
-/// itself sees only versions.
+/// The service makes one of these from a request's preconditions at its edge; the store itself sees only versions.
 public struct WritePrecondition: Sendable, Hashable {
     /// The tags of which the current version must be one (strong comparison), or nil for none named.
     public var ifMatch: EntityTagCondition?
@@ -41,8 +40,9 @@ public struct WritePrecondition: Sendable, Hashable {
     }
 
     /// Whether a document known to be at `version` at least (from memory, however late: versions only grow) surely
-    /// refuses this write: its `If-Match` names only validators of older versions. Never true for `*`, for a tag
-    /// that is not a document validator, or without `If-Match`; what it does not refuse, the document's lane checks.
+    /// refuses this write: its `ifMatch` names only validators of older versions. Never true for any version (`*`),
+    /// for a tag that is not a document validator, or without `ifMatch`; what it does not refuse, the document's
+    /// lane checks.
     public func isSurelyStale(knownVersion version: Int64) -> Bool {
         guard case .tags(let tags)? = ifMatch, !tags.isEmpty else { return false }
         return tags.allSatisfy { tag in tag.documentVersion.map { $0 < version } ?? false }

@@ -1,9 +1,9 @@
 import CoreMetrics
 import Prometheus
-import Synchronization
 
-/// The service's metrics, recorded through swift-metrics on a Prometheus registry of their own and served as text
-/// by the service's `/metrics` route.
+/// The store's domain metrics (documents, conflicts, PDF work, events, coordination, catch-up, search), recorded
+/// through swift-metrics on a Prometheus registry of their own; the service serves them as text, with its HTTP
+/// metrics made on the same registry (``metricsFactory``).
 ///
 /// The metrics are made on this registry explicitly, not through the global `MetricsSystem`, so that a library
 /// never bootstraps the process-wide system and every test gets fresh counters. An executable that also wants
@@ -28,9 +28,6 @@ public final class StoreMetrics: Sendable {
     /// Event streams ended because their reader fell too far behind the live feed
     /// (`quire_event_streams_cut_off_total`); each got a final `resume` event and resumes from the log.
     public let eventStreamsCutOff: CoreMetrics.Counter
-    /// Request bodies cut with 408 because they came slower than the minimum rate or past the body deadline
-    /// (`quire_request_bodies_too_slow_total`).
-    public let slowBodiesCut: CoreMetrics.Counter
     /// Documents whose files the catch-up with the store's files looked at (`quire_catch_up_documents_total`).
     public let catchUpDocuments: CoreMetrics.Counter
     /// Documents the catch-up found changed and opened, which recorded the change (`quire_catch_up_changed_total`).
@@ -67,7 +64,6 @@ public final class StoreMetrics: Sendable {
         pdfWorkerRestarts = CoreMetrics.Counter(label: "quire_pdf_worker_restarts_total", factory: factory)
         takeovers = CoreMetrics.Counter(label: "quire_cluster_takeovers_total", factory: factory)
         eventStreamsCutOff = CoreMetrics.Counter(label: "quire_event_streams_cut_off_total", factory: factory)
-        slowBodiesCut = CoreMetrics.Counter(label: "quire_request_bodies_too_slow_total", factory: factory)
         catchUpDocuments = CoreMetrics.Counter(label: "quire_catch_up_documents_total", factory: factory)
         catchUpChanged = CoreMetrics.Counter(label: "quire_catch_up_changed_total", factory: factory)
         catchUpRunning = CoreMetrics.Gauge(label: "quire_catch_up_running", factory: factory)
@@ -85,26 +81,6 @@ public final class StoreMetrics: Sendable {
 
     /// The factory behind these metrics, for `MetricsSystem.bootstrap` in an executable.
     public var metricsFactory: any MetricsFactory { factory }
-
-    /// Counts a request and records its duration (`quire_http_requests_total`,
-    /// `quire_http_request_duration_seconds`), by route pattern (`/documents/{id}`, never the raw path, so that
-    /// ids do not multiply the series), method (`GET`) and status code.
-    public func recordRequest(route: String, method: String, status: Int, duration: Duration) {
-        let key = RequestSeriesKey(route: route, method: method, status: status)
-        let series = requestSeries.withLock { cache -> RequestSeries in
-            if let series = cache[key] { return series }
-            let dimensions = [("route", route), ("method", method), ("status", String(status))]
-            let series = RequestSeries(
-                count: CoreMetrics.Counter(
-                    label: "quire_http_requests_total", dimensions: dimensions, factory: factory),
-                duration: CoreMetrics.Timer(
-                    label: "quire_http_request_duration_seconds", dimensions: dimensions, factory: factory))
-            cache[key] = series
-            return series
-        }
-        series.count.increment()
-        series.duration.recordNanoseconds(Self.nanoseconds(duration))
-    }
 
     /// Counts an event sent to the event log (`quire_events_total`), by type.
     public func recordEvent(_ type: StoreEvent.EventType) {
@@ -129,21 +105,6 @@ public final class StoreMetrics: Sendable {
     public func exposition() -> [UInt8] {
         registry.emitToBuffer()
     }
-
-    /// The request metrics of one route, method and status, made once (a lookup in the registry costs more than
-    /// the request's own bookkeeping).
-    private struct RequestSeriesKey: Hashable {
-        var route: String
-        var method: String
-        var status: Int
-    }
-
-    private struct RequestSeries: @unchecked Sendable {
-        let count: CoreMetrics.Counter
-        let duration: CoreMetrics.Timer
-    }
-
-    private let requestSeries = Mutex<[RequestSeriesKey: RequestSeries]>([:])
 
     private static let coordinationWaitLabel = "quire_coordination_wait_seconds"
 

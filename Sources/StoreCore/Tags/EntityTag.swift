@@ -1,12 +1,12 @@
 import Crypto
 import Foundation
 
-/// An HTTP entity tag (RFC 9110 §8.8.3): an opaque string between quotes, strong unless prefixed by `W/`.
+/// An entity tag (RFC 9110 §8.8.3): an opaque string, strong or weak, that names one version of content.
 ///
 /// The store's tags are strong and made from content: the lowercase hex SHA-256 of the bytes, so that the same
 /// bytes always give the same tag (a write of identical bytes changes nothing) and an operator can compare a
 /// tag with `sha256sum FILE`. SHA-256 rather than a faster non-cryptographic hash because a tag guards writes
-/// (`If-Match`): a collision must not be constructible.
+/// (a write names the version it replaces by its tag): a collision must not be constructible.
 public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
     /// The text between the quotes.
     public let opaqueTag: String
@@ -57,22 +57,8 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
         return Int64(opaqueTag[opaqueTag.index(after: dash)...])
     }
 
-    /// Parses one entity tag as it appears in a header (`"abc"` or `W/"abc"`, surrounding whitespace allowed);
-    /// nil when the text is not exactly one tag.
-    public init?(headerValue: String) {
-        var scanner = EntityTagScanner(Substring(headerValue))
-        scanner.skipWhitespace()
-        guard let tag = scanner.scanEntityTag() else { return nil }
-        scanner.skipWhitespace()
-        guard scanner.isAtEnd else { return nil }
-        self = tag
-    }
-
-    /// The tag as sent in `ETag`, `If-Match` and `If-None-Match`: `"abc"` or `W/"abc"`.
-    public var headerValue: String { (isWeak ? "W/" : "") + "\"" + opaqueTag + "\"" }
-
-    /// The header form (``headerValue``).
-    public var description: String { headerValue }
+    /// The tag as RFC 9110 writes it: `"abc"`, or `W/"abc"` for a weak one.
+    public var description: String { (isWeak ? "W/" : "") + "\"" + opaqueTag + "\"" }
 
     /// The strong comparison of RFC 9110 §8.8.3.2: both tags strong and their texts equal.
     public func matchesStrongly(_ other: EntityTag) -> Bool {
@@ -85,7 +71,7 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `etagc` of RFC 9110: `!`, `#` to `~`, and bytes from 0x80 (obs-text).
-    static func isTagCharacter(_ byte: UInt8) -> Bool {
+    package static func isTagCharacter(_ byte: UInt8) -> Bool {
         byte == 0x21 || (0x23...0x7E).contains(byte) || byte >= 0x80
     }
 

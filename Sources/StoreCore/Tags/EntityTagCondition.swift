@@ -1,25 +1,13 @@
-/// The value of an `If-Match` or `If-None-Match` header (RFC 9110 §13.1.1, §13.1.2): `*` or a list of tags.
+/// A condition on a document's current tag: any current version, or one of a list of tags. A
+/// ``WritePrecondition`` holds two of them: the versions a write may replace, and those it must not.
 public enum EntityTagCondition: Sendable, Hashable {
-    /// `*`: any current representation.
+    /// Any current version (`*`).
     case anyRepresentation
     /// A list of entity tags (never empty).
     case tags([EntityTag])
 
-    /// Parses a header's field values (one per header line; a recipient combines them as one list); nil when
-    /// they are not `*` alone or a list of entity tags.
-    public init?(headerValues: [String]) {
-        let combined = headerValues.joined(separator: ", ")
-        if combined.trimmingWhitespace() == "*" {
-            self = .anyRepresentation
-            return
-        }
-        var scanner = EntityTagScanner(Substring(combined))
-        guard let tags = scanner.scanEntityTagList() else { return nil }
-        self = .tags(tags)
-    }
-
-    /// Whether an `If-Match` with this value holds for the current representation (nil: there is none).
-    /// Uses the strong comparison: a weak tag never matches.
+    /// Whether the current tag (nil: there is no current version) is one the condition names, by the strong
+    /// comparison (a weak tag never matches): the condition of the versions a write may replace.
     public func ifMatchHolds(current: EntityTag?) -> Bool {
         guard let current else { return false }
         switch self {
@@ -30,8 +18,8 @@ public enum EntityTagCondition: Sendable, Hashable {
         }
     }
 
-    /// Whether an `If-None-Match` with this value holds for the current representation (nil: there is none).
-    /// Uses the weak comparison, as RFC 9110 §13.1.2 requires.
+    /// Whether the current tag (nil: there is no current version) is none the condition names, by the weak
+    /// comparison (RFC 9110 §13.1.2): the condition of the versions a write must not replace.
     public func ifNoneMatchHolds(current: EntityTag?) -> Bool {
         guard let current else { return true }
         switch self {

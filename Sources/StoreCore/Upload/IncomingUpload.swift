@@ -51,7 +51,7 @@ package final class IncomingUpload: Sendable {
 
     /// The size of the pieces written to the file.
     static let pieceSize = 1 << 20
-    /// The seconds a client refused for the budget is told to wait (`Retry-After`).
+    /// The seconds a client refused for the budget is told to wait (``StoreError/retryAfter``).
     static let retryAfterSeconds = 5
 
     /// Streams `body` into a new temporary file in `directory`.

@@ -1,3 +1,5 @@
+import StoreCore
+
 /// Reads entity tags and lists of them (`#entity-tag`, RFC 9110 §5.6.1 and §8.8.3) from header text. A comma
 /// may appear inside a tag's quotes, so lists are scanned tag by tag, never split on commas.
 struct EntityTagScanner {

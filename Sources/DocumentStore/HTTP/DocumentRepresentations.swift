@@ -1,7 +1,11 @@
+import DocumentModel
 import FileCoordination
 import Foundation
+import StoreCore
 
-/// The JSON bodies of the document routes, as `openapi.yaml` describes them.
+/// The JSON bodies of the document routes, as `openapi.yaml` describes them, made from the store's domain values
+/// (``DocumentInfo``, ``ConflictReport``, ``KeptVersion``, ``DocumentRecord``) and read into them
+/// (``AnnotationRequest/newAnnotation``).
 public enum DocumentRepresentations {
     /// The encoder of these bodies: keys sorted, slashes as they are.
     public static let encoder: JSONEncoder = {
@@ -95,6 +99,14 @@ public enum DocumentRepresentations {
         /// The page label, if the PDF defines one.
         public var label: String?
 
+        /// The representation of a page's facts.
+        public init(_ page: DocumentInfo.Page) {
+            number = page.number
+            width = page.width
+            height = page.height
+            label = page.label
+        }
+
         enum CodingKeys: String, CodingKey { case number, width, height, label }
 
         /// Encodes `label` as null when absent.
@@ -115,6 +127,13 @@ public enum DocumentRepresentations {
         public var size: Int
         /// The entity tag of its content, in header form.
         public var etag: String
+
+        /// The representation of a file's facts.
+        public init(_ file: DocumentInfo.File) {
+            path = file.path
+            size = file.size
+            etag = file.tag.headerValue
+        }
     }
 
     /// `Metadata`: every member present, null when absent.
@@ -123,6 +142,18 @@ public enum DocumentRepresentations {
         public var title, author, subject, keywords, creator, producer: String?
         /// The dates (RFC 3339).
         public var creationDate, modificationDate: String?
+
+        /// The representation of a document's metadata.
+        public init(_ metadata: DocumentMetadata) {
+            title = metadata.title
+            author = metadata.author
+            subject = metadata.subject
+            keywords = metadata.keywords
+            creator = metadata.creator
+            producer = metadata.producer
+            creationDate = metadata.creationDate.map(timestamp)
+            modificationDate = metadata.modificationDate.map(timestamp)
+        }
 
         enum CodingKeys: String, CodingKey {
             case title, author, subject, keywords, creator, producer, creationDate, modificationDate
@@ -153,6 +184,11 @@ public enum DocumentRepresentations {
         public init(file: String, reason: String) {
             self.file = file
             self.reason = reason
+        }
+
+        /// The representation of a document's damage.
+        public init(_ damage: DocumentDamage) {
+            self.init(file: damage.file, reason: damage.reason)
         }
     }
 
@@ -189,6 +225,26 @@ public enum DocumentRepresentations {
         public var size: Int
         /// When the document entered the store and last changed (RFC 3339).
         public var createdAt, updatedAt: String
+
+        /// The representation of a document's info.
+        public init(_ info: DocumentInfo) {
+            id = info.id.rawValue
+            etag = info.validator.headerValue
+            version = info.version
+            contentEtag = info.contentTag.headerValue
+            origin = info.origin.rawValue
+            pageCount = info.pageCount
+            pages = info.pages.map(Page.init)
+            metadata = Metadata(info.metadata)
+            files = info.files.map(File.init)
+            state = info.state.name
+            conflict = info.conflict?.rawValue
+            damage = info.damage.map(Damage.init)
+            encrypted = info.isEncrypted
+            size = info.size
+            createdAt = timestamp(info.createdAt)
+            updatedAt = timestamp(info.updatedAt)
+        }
 
         enum CodingKeys: String, CodingKey {
             case id, etag, version, contentEtag, origin, pageCount, pages, metadata, files, state, conflict, damage,
@@ -238,6 +294,13 @@ public enum DocumentRepresentations {
                 self.fileSize = fileSize
                 self.fileEtag = fileEtag
             }
+
+            /// The representation of a conflict.
+            public init(_ conflict: StoreCore.ConflictReport.Conflict) {
+                self.init(
+                    type: conflict.type.rawValue, file: conflict.file, fileSize: conflict.fileSize,
+                    fileEtag: conflict.fileTag?.headerValue)
+            }
         }
 
         /// The document's id.
@@ -246,6 +309,13 @@ public enum DocumentRepresentations {
         public var state: String
         /// The conflict, or null.
         public var conflict: Conflict?
+
+        /// The representation of a conflict report.
+        public init(_ report: StoreCore.ConflictReport) {
+            document = report.document.rawValue
+            state = report.state.name
+            conflict = report.conflict.map(Conflict.init)
+        }
 
         enum CodingKeys: String, CodingKey { case document, state, conflict }
 
@@ -275,14 +345,15 @@ public enum DocumentRepresentations {
         /// The name shown for it: the file's name.
         public var localizedName: String
 
-        /// The representation of a stored version whose contents are `size` bytes.
-        public init(_ version: FileVersion, size: Int) {
+        /// The representation of a kept version.
+        public init(_ kept: KeptVersion) {
+            let version = kept.version
             id = version.id
             file = version.itemURL.path
             modificationDate = timestamp(version.modificationDate ?? Date(timeIntervalSince1970: 0))
             isConflict = version.isConflict
             isResolved = version.isResolved
-            self.size = size
+            size = kept.size
             localizedName = version.localizedName ?? version.itemURL.lastPathComponent
         }
     }
@@ -317,6 +388,13 @@ public enum DocumentRepresentations {
         public var rect: Rect
         /// Its text.
         public var contents: String?
+
+        /// The annotation the request asks for (the library checks its members).
+        public var newAnnotation: NewAnnotation {
+            NewAnnotation(
+                kind: kind, page: page, x: rect.x, y: rect.y, width: rect.width, height: rect.height,
+                contents: contents)
+        }
     }
 
     /// `ResolveRequest`.

@@ -1,3 +1,5 @@
+import StoreCore
+
 /// The JSON of `GET /search`: one page of hits, best first, and the cursor of the next page.
 public struct SearchResults: Codable, Sendable, Equatable {
     /// One page that matches.
@@ -67,6 +69,11 @@ public struct SearchResults: Codable, Sendable, Equatable {
     public init(results: [Hit], next: String?) {
         self.results = results
         self.next = next
+    }
+
+    /// The representation of a page of hits.
+    public init(_ page: SearchPage) {
+        self.init(results: page.hits.map(Hit.init), next: page.next)
     }
 
     enum CodingKeys: String, CodingKey { case results, next }
