@@ -48,7 +48,6 @@ let package = Package(
         // generator runs by hand and in `make check-generated`, never as a build plugin), and their runtime.
         .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
-        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
     ],
     targets: [
         // poppler-glib + cairo (+ gio, linked by the modulemap: notes P2).
