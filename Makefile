@@ -10,7 +10,7 @@ BROWSER_PACKAGES := chromium chromium-driver python3-venv
 
 .PHONY: all deps browser-deps build run cluster compare-cluster compare-web test browser-test release clean fixtures fuzz bench compare compare-coordination \
 	compare-store contract chaos bench-scale bench-takeover docs bench-search bench-polling install uninstall man packaging-deps \
-	install-check deb deb-check systemd-check
+	install-check deb deb-check systemd-check generate-api check-generated
 
 all: build
 
@@ -62,7 +62,7 @@ cluster: build
 # on 2 cores for up to 30 s, and async suites timed out waiting for it (measured: 3 of 6 full runs).
 # Then the web page's browser tests (Tests/browser/run.sh, about a minute), also when a Swift test failed, and the
 # install check (scripts/check-install.sh, about a minute: the debug build installed into a temporary root).
-test: deps browser-deps packaging-deps
+test: deps browser-deps packaging-deps check-generated
 	$(SWIFT) build --build-tests
 	@scratch=$$(mktemp -d) && chmod 700 $$scratch && \
 	QUIRE_COORDINATION_DIR=$$scratch/coordination QUIRE_VERSIONS_DIR=$$scratch/versions \
@@ -70,6 +70,28 @@ test: deps browser-deps packaging-deps
 	status=$$?; rm -rf $$scratch; \
 	Tests/browser/run.sh || status=1; \
 	scripts/check-install.sh "$$($(SWIFT) build --show-bin-path)" || status=1; exit $$status
+
+# StoreClient's types and client (Sources/QuireAPI/Generated), generated from openapi.yaml by swift-openapi-generator
+# with Sources/QuireAPI/openapi-generator-config.yaml. They are committed (the build plugin would cost every first
+# build the generator's own): change openapi.yaml, then `make generate-api`, and commit both.
+API_GENERATOR_CONFIG := Sources/QuireAPI/openapi-generator-config.yaml
+API_GENERATED := Sources/QuireAPI/Generated
+generate-api:
+	$(SWIFT) build --product swift-openapi-generator
+	rm -rf $(API_GENERATED) && mkdir -p $(API_GENERATED)
+	"$$($(SWIFT) build --show-bin-path)/swift-openapi-generator" generate --config $(API_GENERATOR_CONFIG) \
+	  --output-directory $(API_GENERATED) openapi.yaml
+
+# Fails when the committed generated files are not what openapi.yaml gives now (generated again into a temporary
+# directory and compared): run `make generate-api` and commit. `make test` runs it first.
+check-generated:
+	$(SWIFT) build --product swift-openapi-generator
+	@scratch=$$(mktemp -d) && \
+	"$$($(SWIFT) build --show-bin-path)/swift-openapi-generator" generate --config $(API_GENERATOR_CONFIG) \
+	  --output-directory $$scratch openapi.yaml >/dev/null 2>$$scratch.log || { cat $$scratch.log; rm -rf $$scratch $$scratch.log; exit 1; }; \
+	diff -r $$scratch $(API_GENERATED); status=$$?; rm -rf $$scratch $$scratch.log; \
+	if [ $$status -ne 0 ]; then echo "$(API_GENERATED) is not what openapi.yaml gives: run make generate-api"; fi; \
+	exit $$status
 
 # The libraries' DocC documentation (FileCoordination, FileCoordinationCompat, DocumentModel, Documents, Poppler,
 # StoreClient), combined into one static site in .build/docs; any DocC warning (an unresolved symbol link, say)

@@ -1,9 +1,6 @@
-/// How a conflict is resolved (`POST /documents/{id}/conflict/resolve`).
-public enum ConflictResolution: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Drop the edits and read the files again.
-    case reload
-    /// Write the edits over the files (restoring a deleted file).
-    case save
-    /// Drop the document from the store.
-    case close
-}
+import QuireAPI
+
+/// How a conflict is resolved (`POST /documents/{id}/conflict/resolve`): `reload` drops the edits and reads the
+/// files again, `save` writes the edits over the files, `close` drops the document from the store. openapi.yaml's
+/// `ConflictResolution`, generated in QuireAPI.
+public typealias ConflictResolution = Components.Schemas.ConflictResolution

@@ -1,7 +1,5 @@
-/// Why a document is in conflict.
-public enum ConflictType: String, Sendable, Hashable, Codable, CaseIterable {
-    /// A file of the document was deleted.
-    case deletion
-    /// A file was changed by someone else while the document had unsaved edits.
-    case modification
-}
+import QuireAPI
+
+/// Why a document is in conflict (`deletion` or `modification`): openapi.yaml's `ConflictType`, generated in
+/// QuireAPI.
+public typealias ConflictType = Components.Schemas.ConflictType

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import QuireAPI
 
 /// A typed client of the document-store service's HTTP API (`openapi.yaml`): documents, pages, conflicts, and
 /// the change feed.
@@ -72,7 +73,7 @@ public final class StoreClient: Sendable {
 
     /// `GET /documents`: one page of the documents, oldest first: at most `limit` of them (the service's default,
     /// 100, when nil), only those in `states` (every state when empty) and changed at or after `updatedSince`,
-    /// starting after `cursor` (a previous page's ``DocumentListPage/next``, asked with the same filters).
+    /// starting after `cursor` (a previous page's `next`, asked with the same filters).
     /// - Throws: ``StoreClientError`` (`.problem` with status 400 and type `/problems/invalid-parameter`, whose
     ///   ``ServiceProblem/parameter`` names it, for a limit outside 1…1000 or a cursor the service did not give
     ///   for these filters).
@@ -137,7 +138,7 @@ public final class StoreClient: Sendable {
     public func resolveConflict(of id: String, by resolution: ConflictResolution, ifMatch etag: String? = nil)
         async throws -> DocumentInfo?
     {
-        let body = try JSONEncoder().encode(["resolution": resolution.rawValue])
+        let body = try JSONEncoder().encode(Components.Schemas.ResolveRequest(resolution: resolution))
         let answer = try await send(
             .POST, Self.documentPath(id) + "/conflict/resolve", contentType: "application/json", body: body,
             headers: Self.ifMatch(etag), expecting: [200, 204])
@@ -147,8 +148,8 @@ public final class StoreClient: Sendable {
     /// `GET /documents/{id}/versions`: the versions kept of the document's files, oldest first.
     /// - Throws: ``StoreClientError`` (`.problem` with status 404 for an unknown id).
     public func versions(of id: String) async throws -> [DocumentVersion] {
-        struct List: Decodable { var versions: [DocumentVersion] }
-        return try await decode(List.self, from: send(.GET, Self.documentPath(id) + "/versions")).versions
+        try await decode(Components.Schemas.VersionList.self, from: send(.GET, Self.documentPath(id) + "/versions"))
+            .versions
     }
 
     /// `POST /documents/{id}/versions/{version}/restore`: makes the version's bytes the content of its file again,
@@ -171,7 +172,7 @@ public final class StoreClient: Sendable {
     /// `POST /documents` with paths: registers files under the service's roots as one document, pages in order.
     /// - Throws: ``StoreClientError`` (`.problem` with 403 for a path outside every root).
     public func register(files: [String]) async throws -> DocumentInfo {
-        let body = try JSONEncoder().encode(["files": files])
+        let body = try JSONEncoder().encode(Components.Schemas.RegisterRequest(files: files))
         return try await decode(
             DocumentInfo.self,
             from: send(.POST, "/documents", contentType: "application/json", body: body, expecting: [201]))
