@@ -162,7 +162,9 @@ struct PDFWorkerLoop {
                 guard count >= 1, page + count <= document.pageCount else {
                     throw PDFError.pageOutOfRange(page + max(count, 1) - 1)
                 }
-                let documents = try [document] + extraInstances(descriptors[0], password: request.password, log: log)
+                let documents = try [document]
+                    + extraInstances(
+                        min(textThreads, count) - 1, of: descriptors[0], password: request.password, log: log)
                 let texts = try PDFTextExtractor.text(ofPages: Array(page..<page + count), in: documents)
                 return Self.reply(with: Data(PDFWorkerTexts.encode(texts)))
             }
@@ -220,19 +222,22 @@ struct PDFWorkerLoop {
         return document
     }
 
-    /// Up to `textThreads − 1` more instances of the document just opened from `descriptor`, kept with it: none
-    /// when it has edits (each instance would need them applied) or came in a memfd that is not sealed (it could
-    /// change between instances).
+    /// `wanted` more instances of the document just opened from `descriptor` (those kept with it, and new ones
+    /// kept with them): none when it has edits (each instance would need them applied) or came in a memfd that is
+    /// not sealed (it could change between instances). A one-page request wants none: a second instance of a short
+    /// document would cost its worker an open for nothing.
     /// - Throws: `PDFError` from opening an instance.
-    private func extraInstances(_ descriptor: Int32, password: String?, log: [UInt8]) throws(PDFError) -> [PDFDocument] {
-        guard textThreads > 1, log.isEmpty else { return [] }
+    private func extraInstances(
+        _ wanted: Int, of descriptor: Int32, password: String?, log: [UInt8]
+    ) throws(PDFError) -> [PDFDocument] {
+        guard wanted > 0, log.isEmpty else { return [] }
         var device: UInt64 = 0
         var inode: UInt64 = 0
         guard CQuire_sealedIdentity(descriptor, &device, &inode) == 0 else { return [] }
         let key = OpenedDocuments.Key(device: device, inode: inode, password: password, edits: log)
         var instances = opened.extraInstances(for: key)
-        guard instances.count < textThreads - 1, let data = Self.readAll(descriptor) else { return instances }
-        while instances.count < textThreads - 1 { instances.append(try PDFDocument(data: data, password: password)) }
+        guard instances.count < wanted, let data = Self.readAll(descriptor) else { return Array(instances.prefix(wanted)) }
+        while instances.count < wanted { instances.append(try PDFDocument(data: data, password: password)) }
         opened.keep(instances, for: key)
         return instances
     }

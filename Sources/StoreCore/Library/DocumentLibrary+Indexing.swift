@@ -12,7 +12,7 @@ extension DocumentLibrary {
     static let indexAttempts = 3
     /// How many pages' text one worker request extracts: enough that the request's round trip is small beside
     /// the work, few enough that a request stays far within its deadline.
-    static let indexTextBatch = 32
+    static let indexTextBatch = 64
 
     /// Keeps the search index true to the documents' files until the task is cancelled: every event (this node's
     /// and, in a cluster, the others') puts its document in the ``SearchIndexing`` queue; a catch-up walks the
