@@ -11,24 +11,11 @@
 set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/check-lib.sh
+. "$repo/scripts/check-lib.sh"
 deb="$(readlink -f "${1:?usage: scripts/check-deb.sh PACKAGE.deb}")"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-check() {
-    local name="$1"
-    shift
-    local output
-    if output="$("$@" 2>&1)"; then
-        passed=$((passed + 1))
-        echo "ok: $name"
-    else
-        failed=$((failed + 1))
-        echo "FAILED: $name"
-        printf '%s\n' "$output" | sed 's/^/    /' | head -40
-    fi
-}
 
 contents() {
     local listed
@@ -115,5 +102,4 @@ purge_package() {
 }
 check "dpkg -P: the store, the configuration and the user go" purge_package
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_summary

@@ -11,12 +11,12 @@
 set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/check-lib.sh
+. "$repo/scripts/check-lib.sh"
 bin="${1:?usage: scripts/check-install.sh BIN (a folder with quire, quire-pdf and quire-store)}"
 work="$(mktemp -d)"
 chmod 700 "$work"
 root="$work/root"
-passed=0
-failed=0
 service_pid=""
 cleanup() {
     [ -n "$service_pid" ] && kill "$service_pid" 2>/dev/null
@@ -24,19 +24,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() {  # check NAME COMMAND...: runs COMMAND, counts and reports it
-    local name="$1"
-    shift
-    local output
-    if output="$("$@" 2>&1)"; then
-        passed=$((passed + 1))
-        echo "ok: $name"
-    else
-        failed=$((failed + 1))
-        echo "FAILED: $name"
-        printf '%s\n' "$output" | sed 's/^/    /' | head -40
-    fi
-}
 
 make -s -C "$repo" install PREFIX=/usr DESTDIR="$root" QUIRE_BIN="$bin" >"$work/install.log" 2>&1 \
     || { cat "$work/install.log"; echo "0 passed, 1 failed"; exit 1; }
@@ -130,5 +117,4 @@ uninstall_all() {
 }
 check "make uninstall removes every installed file" uninstall_all
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_summary

@@ -16,6 +16,8 @@
 set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/check-lib.sh
+. "$repo/scripts/check-lib.sh"
 deb="$(readlink -f "${1:?usage: scripts/check-systemd.sh PACKAGE.deb}")"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 if [ "$(id -u)" -ne 0 ]; then
@@ -34,21 +36,6 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-passed=0
-failed=0
-check() {
-    local name="$1"
-    shift
-    local output
-    if output="$("$@" 2>&1)"; then
-        passed=$((passed + 1))
-        echo "ok: $name"
-    else
-        failed=$((failed + 1))
-        echo "FAILED: $name"
-        printf '%s\n' "$output" | sed 's/^/    /' | head -40
-    fi
-}
 
 echo "debootstrap: a minimal Debian 12 with systemd into $root"
 if ! debootstrap --variant=minbase --include=systemd,dbus,curl,ca-certificates bookworm "$root" "$mirror" \
@@ -183,5 +170,4 @@ purged() {
 }
 check "dpkg -P removes the unit, the store and the configuration" purged
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_summary

@@ -13,29 +13,11 @@ import Testing
 struct EventFanOutTests {
     @Test("every event of the shared log reaches a subscriber once, in id order; every other node's is told once, none of this node's")
     func followsTheLog() async throws {
-        let server = try PostgresServer.shared()
-        let database = try await server.createDatabase()
-        let client = PostgresClient(
-            configuration: server.configuration(database: database), backgroundLogger: Logger(label: "test"))
-        let running = Task { await client.run() }
-        defer { running.cancel() }
-        let catalog = try await PostgresCatalog.open(
-            client: client, location: server.url(database: database), logger: Logger(label: "test"))
-        var logger = Logger(label: "quire.test")
-        logger.logLevel = .critical
-        let metrics = StoreMetrics()
-        let broadcaster = EventBroadcaster(
-            keepAliveInterval: .seconds(60), bufferBound: 10_000, cutOffs: metrics.eventStreamsCutOff, logger: logger)
-        let fanOut = LogFollowingFanOut(
-            broadcaster: broadcaster, log: catalog, client: client, pollInterval: .milliseconds(200), node: "this-node",
-            metrics: metrics, logger: logger)
-        final class Told: Sendable { let ids = Mutex<[Int64]>([]) }
-        let told = Told()
-        fanOut.otherNodeRecorded.withLock { $0 = Callback { event in told.ids.withLock { $0.append(event.id ?? -1) } } }
-        try await fanOut.start()
-        let subscription = broadcaster.subscribe()
-        let follower = Task { await fanOut.run() }
-        defer { follower.cancel() }
+        let fixture = try await FanOutFixture(pollInterval: .milliseconds(200), bufferBound: 10_000)
+        defer { fixture.stop() }
+        let (catalog, fanOut, subscription, told) = (
+            fixture.catalog, fixture.fanOut, fixture.subscription, fixture.told
+        )
 
         // Four other nodes append 75 events each, concurrently; this node commits 50 of its own meanwhile.
         let documents = (0..<4).map { _ in DocumentID.random() }
@@ -86,29 +68,11 @@ struct EventFanOutTests {
 
     @Test("an event this node recorded is not told as another node's when the follower reads it before committed(_:)")
     func ownEventReadEarly() async throws {
-        let server = try PostgresServer.shared()
-        let database = try await server.createDatabase()
-        let client = PostgresClient(
-            configuration: server.configuration(database: database), backgroundLogger: Logger(label: "test"))
-        let running = Task { await client.run() }
-        defer { running.cancel() }
-        let catalog = try await PostgresCatalog.open(
-            client: client, location: server.url(database: database), logger: Logger(label: "test"))
-        var logger = Logger(label: "quire.test")
-        logger.logLevel = .critical
-        let metrics = StoreMetrics()
-        let broadcaster = EventBroadcaster(
-            keepAliveInterval: .seconds(60), bufferBound: 100, cutOffs: metrics.eventStreamsCutOff, logger: logger)
-        let fanOut = LogFollowingFanOut(
-            broadcaster: broadcaster, log: catalog, client: client, pollInterval: .milliseconds(50), node: "this-node",
-            metrics: metrics, logger: logger)
-        final class Told: Sendable { let ids = Mutex<[Int64]>([]) }
-        let told = Told()
-        fanOut.otherNodeRecorded.withLock { $0 = Callback { event in told.ids.withLock { $0.append(event.id ?? -1) } } }
-        try await fanOut.start()
-        let subscription = broadcaster.subscribe()
-        let follower = Task { await fanOut.run() }
-        defer { follower.cancel() }
+        let fixture = try await FanOutFixture(pollInterval: .milliseconds(50), bufferBound: 100)
+        defer { fixture.stop() }
+        let (catalog, fanOut, subscription, told) = (
+            fixture.catalog, fixture.fanOut, fixture.subscription, fixture.told
+        )
         // This node's event, then another node's; the follower hands both on (its poll finds them) before this
         // node gets to say that the first is its own.
         let own = try await catalog.append(
@@ -130,5 +94,49 @@ struct EventFanOutTests {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(told.ids.withLock { $0 } == [other.id ?? -1])
+    }
+}
+
+/// A ``LogFollowingFanOut`` of the node "this-node" on a new database of the tests' private PostgreSQL, running,
+/// with a subscriber and the record of the events it told the library were another node's.
+private final class FanOutFixture: Sendable {
+    /// The ids of the events told as another node's, in order.
+    final class Told: Sendable { let ids = Mutex<[Int64]>([]) }
+
+    let catalog: PostgresCatalog
+    let fanOut: LogFollowingFanOut
+    let subscription: EventBroadcaster.Subscription
+    let told: Told
+    private let tasks: [Task<Void, Never>]
+
+    init(pollInterval: Duration, bufferBound: Int) async throws {
+        let server = try PostgresServer.shared()
+        let database = try await server.createDatabase()
+        let client = PostgresClient(
+            configuration: server.configuration(database: database), backgroundLogger: Logger(label: "test"))
+        let running = Task { await client.run() }
+        catalog = try await PostgresCatalog.open(
+            client: client, location: server.url(database: database), logger: Logger(label: "test"))
+        var logger = Logger(label: "quire.test")
+        logger.logLevel = .critical
+        let metrics = StoreMetrics()
+        let broadcaster = EventBroadcaster(
+            keepAliveInterval: .seconds(60), bufferBound: bufferBound, cutOffs: metrics.eventStreamsCutOff,
+            logger: logger)
+        let fanOut = LogFollowingFanOut(
+            broadcaster: broadcaster, log: catalog, client: client, pollInterval: pollInterval, node: "this-node",
+            metrics: metrics, logger: logger)
+        let told = Told()
+        self.told = told
+        fanOut.otherNodeRecorded.withLock { $0 = Callback { event in told.ids.withLock { $0.append(event.id ?? -1) } } }
+        try await fanOut.start()
+        self.fanOut = fanOut
+        subscription = broadcaster.subscribe()
+        tasks = [running, Task { await fanOut.run() }]
+    }
+
+    /// Stops the follower and the database client.
+    func stop() {
+        for task in tasks.reversed() { task.cancel() }
     }
 }
