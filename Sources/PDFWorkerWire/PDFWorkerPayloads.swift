@@ -204,16 +204,20 @@ public enum PDFWorkerTexts {
         var bytes = PDFWorkerMessage.magic
         bytes.appendLittleEndian(UInt32(texts.count))
         for text in texts {
-            var utf8 = Array(text.utf8)
-            if utf8.count > maximumPageLength {
-                utf8.removeSubrange(maximumPageLength...)
-                while let last = utf8.last, last & 0xC0 == 0x80 { utf8.removeLast() }
-                if let last = utf8.last, last >= 0xC0 { utf8.removeLast() }  // the lead byte of a cut character
-            }
+            let utf8 = Array(cut(text, toUTF8Bytes: maximumPageLength).utf8)
             bytes.appendLittleEndian(UInt32(utf8.count))
             bytes.append(contentsOf: utf8)
         }
         return bytes
+    }
+
+    /// `text`, cut to at most `limit` UTF-8 bytes with its last character whole.
+    public static func cut(_ text: String, toUTF8Bytes limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        var bytes = Array(text.utf8.prefix(limit))
+        while let last = bytes.last, last & 0xC0 == 0x80 { bytes.removeLast() }
+        if let last = bytes.last, last >= 0xC0 { bytes.removeLast() }  // the lead byte of a cut character
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Decodes a worker's texts.

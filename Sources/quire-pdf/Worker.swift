@@ -155,19 +155,9 @@ struct PDFWorkerLoop {
         }
         let result: Data
         do throws(PDFError) {
-            let document = try openedDocument(descriptors[0], password: request.password, log: log, edits: edits)
+            let key = Self.key(of: descriptors[0], password: request.password, log: log)
+            let document = try openedDocument(descriptors[0], key: key, password: request.password, edits: edits)
             let page = Int(request.pageIndex)
-            if request.operation == .texts {
-                let count = Int(request.pageCount)
-                guard count >= 1, page + count <= document.pageCount else {
-                    throw PDFError.pageOutOfRange(page + max(count, 1) - 1)
-                }
-                let documents = try [document]
-                    + extraInstances(
-                        min(textThreads, count) - 1, of: descriptors[0], password: request.password, log: log)
-                let texts = try PDFTextExtractor.text(ofPages: Array(page..<page + count), in: documents)
-                return Self.reply(with: Data(PDFWorkerTexts.encode(texts)))
-            }
             switch request.operation {
             case .renderPNG: result = try document.renderPNG(pageAt: page, dpi: Double(request.dpi))
             case .text: result = Data(try document.text(ofPageAt: page).utf8)
@@ -176,7 +166,16 @@ struct PDFWorkerLoop {
                 let rects = try document.find(request.argument, onPageAt: page, caseSensitive: request.caseSensitive)
                 result = Data(PDFWorkerRects.encode(rects.map { ($0.x, $0.y, $0.width, $0.height) }))
             case .save: return try Self.save(document)
-            case .texts: preconditionFailure("answered above")
+            case .texts:
+                let count = Int(request.pageCount)
+                guard count >= 1, page + count <= document.pageCount else {
+                    throw PDFError.pageOutOfRange(page + max(count, 1) - 1)
+                }
+                let documents = try [document]
+                    + extraInstances(
+                        min(textThreads, count) - 1, of: descriptors[0], key: key, password: request.password)
+                let texts = try PDFTextExtractor.text(ofPages: Array(page..<page + count), in: documents)
+                result = Data(PDFWorkerTexts.encode(texts))
             }
         } catch {
             return (PDFWorkerReply(status: Self.status(of: error), message: error.description), -1)
@@ -205,13 +204,8 @@ struct PDFWorkerLoop {
     /// password and edit log, else a new one.
     /// - Throws: `PDFError` from opening or editing; `.operationFailed` when the descriptor cannot be read.
     private func openedDocument(
-        _ descriptor: Int32, password: String?, log: [UInt8], edits: [PDFWorkerEdit]
+        _ descriptor: Int32, key: OpenedDocuments.Key?, password: String?, edits: [PDFWorkerEdit]
     ) throws(PDFError) -> PDFDocument {
-        var device: UInt64 = 0
-        var inode: UInt64 = 0
-        let key: OpenedDocuments.Key? =
-            CQuire_sealedIdentity(descriptor, &device, &inode) == 0
-            ? OpenedDocuments.Key(device: device, inode: inode, password: password, edits: log) : nil
         if let key, let document = opened.document(for: key) { return document }
         guard let data = Self.readAll(descriptor) else {
             throw .operationFailed(operation: "reading the attached PDF", reason: "it is not a readable memfd")
@@ -222,19 +216,24 @@ struct PDFWorkerLoop {
         return document
     }
 
-    /// `wanted` more instances of the document just opened from `descriptor` (those kept with it, and new ones
-    /// kept with them): none when it has edits (each instance would need them applied) or came in a memfd that is
-    /// not sealed (it could change between instances). A one-page request wants none: a second instance of a short
-    /// document would cost its worker an open for nothing.
-    /// - Throws: `PDFError` from opening an instance.
-    private func extraInstances(
-        _ wanted: Int, of descriptor: Int32, password: String?, log: [UInt8]
-    ) throws(PDFError) -> [PDFDocument] {
-        guard wanted > 0, log.isEmpty else { return [] }
+    /// What identifies the document in `descriptor` opened with `password` and the edit `log`: nil when the
+    /// memfd is not sealed (its content could change, so nothing opened from it is kept).
+    static func key(of descriptor: Int32, password: String?, log: [UInt8]) -> OpenedDocuments.Key? {
         var device: UInt64 = 0
         var inode: UInt64 = 0
-        guard CQuire_sealedIdentity(descriptor, &device, &inode) == 0 else { return [] }
-        let key = OpenedDocuments.Key(device: device, inode: inode, password: password, edits: log)
+        guard CQuire_sealedIdentity(descriptor, &device, &inode) == 0 else { return nil }
+        return OpenedDocuments.Key(device: device, inode: inode, password: password, edits: log)
+    }
+
+    /// `wanted` more instances of the document just opened from `descriptor` under `key` (those kept with it, and
+    /// new ones kept with them): none when it has edits (each instance would need them applied) or no key (its
+    /// memfd is not sealed). A one-page request wants none: a second instance of a short document would cost its
+    /// worker an open for nothing.
+    /// - Throws: `PDFError` from opening an instance.
+    private func extraInstances(
+        _ wanted: Int, of descriptor: Int32, key: OpenedDocuments.Key?, password: String?
+    ) throws(PDFError) -> [PDFDocument] {
+        guard wanted > 0, let key, key.edits.isEmpty else { return [] }
         var instances = opened.extraInstances(for: key)
         guard instances.count < wanted, let data = Self.readAll(descriptor) else { return Array(instances.prefix(wanted)) }
         while instances.count < wanted { instances.append(try PDFDocument(data: data, password: password)) }

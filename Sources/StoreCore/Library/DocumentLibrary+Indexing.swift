@@ -199,11 +199,7 @@ extension DocumentLibrary {
 
     /// `text`, cut to ``maximumIndexedPageBytes`` (its last character whole).
     static func bounded(_ text: String) -> String {
-        guard text.utf8.count > maximumIndexedPageBytes else { return text }
-        var bytes = Array(text.utf8.prefix(maximumIndexedPageBytes))
-        while let last = bytes.last, last & 0xC0 == 0x80 { bytes.removeLast() }
-        if let last = bytes.last, last >= 0xC0 { bytes.removeLast() }  // the lead byte of a cut character
-        return String(decoding: bytes, as: UTF8.self)
+        PDFWorkerTexts.cut(text, toUTF8Bytes: maximumIndexedPageBytes)
     }
 
     /// Records the queue's length and its oldest wait on `/metrics`.
