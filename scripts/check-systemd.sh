@@ -51,15 +51,19 @@ cp "$repo/Fixtures/one-page.pdf" "$root/root/one-page.pdf"
 systemd-nspawn -D "$root" --register=no --keep-unit --boot --quiet >"$work/console.log" 2>&1 </dev/null &
 nspawn=$!
 container=$nspawn
+# The container's PID 1 is found by its name: nspawn's first child may still be nspawn itself (before it execs the
+# container's init, or as the "outer child" that forks PID 1 and exits), and entering that one's namespaces fails.
 leader=""
-for _ in $(seq 1 100); do
-    leader="$(ps -o pid= --ppid "$nspawn" 2>/dev/null | head -1 | tr -d ' ')"
+for _ in $(seq 1 300); do
+    leader="$(ps -o pid=,comm= --ppid "$nspawn" 2>/dev/null | awk '$2 == "systemd" { print $1; exit }')"
     [ -n "$leader" ] && break
+    kill -0 "$nspawn" 2>/dev/null || break
     sleep 0.1
 done
 if [ -z "$leader" ]; then
     cat "$work/console.log" >&2
-    echo "scripts/check-systemd.sh: the container did not start" >&2
+    ps -o pid=,ppid=,comm= --ppid "$nspawn" >&2 2>/dev/null || true
+    echo "scripts/check-systemd.sh: the container's systemd did not start" >&2
     exit 1
 fi
 inside() { nsenter -t "$leader" -m -p -u -i -n -- "$@"; }
