@@ -280,6 +280,7 @@ let package = Package(
             name: "StoreCoreTests",
             dependencies: [
                 "StoreCore",
+                "DocumentModel",
                 "QuireTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A 64-bit XXH64 digest and the length of some bytes: what a provider remembers of the content it last saw, to
 /// tell a real change of a file from a `touch` or a rewrite of the same bytes.
@@ -23,6 +24,15 @@ public struct ContentFingerprint: Sendable, Hashable, CustomStringConvertible {
         self.digest = digest
     }
 
+    /// How many bytes have been fingerprinted in this process, apart from the checks of files on disk (a
+    /// presenter's look at a file it was told changed, or its verification after a write): the bytes a read, a
+    /// write or an upload hashed. Counted so that tests can hold a request to hashing its bytes once.
+    package static var bytesHashed: Int { hashedBytes.load(ordering: .relaxed) }
+    /// How many bytes the checks of files on disk have fingerprinted in this process.
+    package static var bytesOfFilesChecked: Int { checkedBytes.load(ordering: .relaxed) }
+    private static let hashedBytes = Atomic<Int>(0)
+    private static let checkedBytes = Atomic<Int>(0)
+
     /// "SIZE-DIGEST" in hexadecimal, for logs and entity tags.
     public var description: String {
         String(size, radix: 16) + "-" + String(digest, radix: 16)
@@ -42,12 +52,24 @@ public struct ContentFingerprint: Sendable, Hashable, CustomStringConvertible {
         private var buffer = [UInt8](repeating: 0, count: 32)
         private var buffered = 0
         private var total: UInt64 = 0
+        /// Whether the bytes are a check of a file on disk (counted in ``bytesOfFilesChecked``).
+        private let isFileCheck: Bool
+
+        /// A hasher; `checkingFile` for the check of a file on disk rather than bytes being read or written.
+        init(checkingFile: Bool = false) {
+            isFileCheck = checkingFile
+        }
 
         /// Adds bytes.
         mutating func update(_ bytes: UnsafeRawBufferPointer) {
             guard var base = bytes.baseAddress, bytes.count > 0 else { return }
             var count = bytes.count
             total &+= UInt64(count)
+            if isFileCheck {
+                ContentFingerprint.checkedBytes.add(count, ordering: .relaxed)
+            } else {
+                ContentFingerprint.hashedBytes.add(count, ordering: .relaxed)
+            }
             if buffered > 0 {
                 let taken = min(32 - buffered, count)
                 buffer.withUnsafeMutableBytes {

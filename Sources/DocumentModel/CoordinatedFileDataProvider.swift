@@ -31,6 +31,10 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     private struct State {
         var fingerprint: ContentFingerprint?
         var fileCopy: Data?
+        /// The fingerprint of `fileCopy`.
+        var copyFingerprint: ContentFingerprint?
+        /// `fileCopy` is what this provider itself put in place last, and nothing was read or found changed since.
+        var writtenUnread = false
         var timeout: Duration?
         var waitObserver: (@Sendable (Duration) -> Void)?
         /// The delegate was told the file is gone (until the file is seen again).
@@ -116,6 +120,31 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     /// copied; nil before the first read.
     public var lastReadContents: Data? { state.withLock { $0.fileCopy } }
 
+    /// The bytes last read or written, with their fingerprint (taken together: no hash again).
+    package var lastContents: (bytes: Data, fingerprint: ContentFingerprint)? {
+        state.withLock { state in
+            guard let bytes = state.fileCopy, let fingerprint = state.copyFingerprint else { return nil }
+            return (bytes, fingerprint)
+        }
+    }
+
+    /// The bytes to open the file's PDF from: those this provider itself put in place last
+    /// (``replaceContents(with:)``), with their fingerprint, when nothing was read or found changed since (once:
+    /// the next call reads); else read through ``data()``, without a fingerprint. A program that writes the file
+    /// after this provider's write is seen by the provider's check of the file, which reports the change as any
+    /// other.
+    /// - Throws: as ``data()``.
+    package func contentsForOpening() throws -> (bytes: Data, fingerprint: ContentFingerprint?) {
+        let written = state.withLock { state -> (Data, ContentFingerprint?)? in
+            guard state.writtenUnread, let bytes = state.fileCopy, let fingerprint = state.copyFingerprint else {
+                return nil
+            }
+            state.writtenUnread = false
+            return (bytes, fingerprint)
+        }
+        return try written ?? (data(), nil)
+    }
+
     /// `.save` writes the copy of the bytes last read or written back to `fileURL` (coordinated, atomic),
     /// restoring a deleted file; without a copy it does nothing. `.reload` and `.close` need nothing from the
     /// provider (whoever reloads reads again through ``data()``).
@@ -192,7 +221,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
                 let identity = FileSystemCalls.identity(url.path, confinement: confinement) { descriptor, _ in
                     self.watchInode(descriptor)
                 }
-                remember(contents.fingerprint, bytes: contents.bytes, identity: identity)
+                remember(contents.fingerprint, bytes: contents.bytes, identity: identity, written: true)
             }
             state.withLock { $0.deletionReported = false }
         }
@@ -312,7 +341,10 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
                 }
             }
         } catch let error as DataProviderError where error.isFileMissing {
-            state.withLock { $0.identity = .missing }
+            state.withLock { state in
+                state.identity = .missing
+                state.writtenUnread = false
+            }
             let unreported = state.withLock { state in
                 guard verifying, state.fingerprint != nil, !state.deletionReported else { return false }
                 state.deletionReported = true
@@ -326,6 +358,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
             // its reload learns what is wrong.
             let report = state.withLock { state in
                 state.identity = FileIdentity(failure: error)
+                state.writtenUnread = false
                 defer { state.unreadableReported = true }
                 return !state.unreadableReported
             }
@@ -335,13 +368,13 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
             return  // coordination failed (timed out, say): nothing is known of the file
         }
         let changed = state.withLock { state in
-            defer {
-                state.fingerprint = current
-                state.identity = identity
-                state.deletionReported = false
-                state.unreadableReported = false
-            }
-            return state.fingerprint != current || state.unreadableReported
+            let changed = state.fingerprint != current || state.unreadableReported
+            if changed { state.writtenUnread = false }
+            state.fingerprint = current
+            state.identity = identity
+            state.deletionReported = false
+            state.unreadableReported = false
+            return changed
         }
         if changed { delegate.presentedItemDidChange(for: self) }
     }
@@ -368,12 +401,18 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         }
     }
 
-    private func remember(_ fingerprint: ContentFingerprint, bytes: Data?, identity: FileIdentity?) {
+    private func remember(
+        _ fingerprint: ContentFingerprint, bytes: Data?, identity: FileIdentity?, written: Bool = false
+    ) {
         state.withLock { state in
             state.fingerprint = fingerprint
             state.identity = identity
             state.unreadableReported = false
-            if let bytes { state.fileCopy = bytes }
+            state.writtenUnread = written && bytes != nil
+            if let bytes {
+                state.fileCopy = bytes
+                state.copyFingerprint = fingerprint
+            }
         }
     }
 

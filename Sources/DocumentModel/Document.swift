@@ -225,6 +225,22 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
 
     // MARK: shared helpers
 
+    /// Opens a provider's PDF: from the bytes it put in place itself when it has them (a coordinated provider
+    /// just after a replace), with their fingerprint for an engine that takes one, so that nothing is read or
+    /// hashed again; else from a read.
+    private static func open(
+        _ provider: any DataProviding, with engine: any PDFEngine, password: String?
+    ) throws -> any PDFEngineDocument {
+        guard let coordinated = provider as? CoordinatedFileDataProvider else {
+            return try engine.openDocument(try provider.data(), password: password)
+        }
+        let (bytes, fingerprint) = try coordinated.contentsForOpening()
+        if let fingerprint, let engine = engine as? any FingerprintedPDFEngine {
+            return try engine.openDocument(bytes, fingerprint: fingerprint, password: password)
+        }
+        return try engine.openDocument(bytes, password: password)
+    }
+
     /// Reads a provider and opens its PDF into the part at `index`, dropping its edits and its conflict. For an
     /// automatic reload (`automatic` true): a failure keeps the PDF the part had (a file caught half-written by a
     /// program that does not coordinate is read again at its next change), and a part edited while the file was
@@ -235,7 +251,7 @@ open class Document: FileCoordinationDelegate, @unchecked Sendable {
         let (provider, password) = state.withLock { ($0.parts[index].provider, $0.password) }
         let opened: Result<any PDFEngineDocument, DocumentError>
         do {
-            opened = .success(try engine.openDocument(try provider.data(), password: password))
+            opened = .success(try Self.open(provider, with: engine, password: password))
         } catch {
             opened = .failure(DocumentError.from(error, source: Self.sourceName(provider)))
         }

@@ -41,6 +41,7 @@ public final class FileDataSink: DataSink, @unchecked Sendable {
         fileURL = URL(fileURLWithPath: path)
         self.options = options
         self.owner = owner
+        adopted = nil
         state = Mutex(State(descriptor: descriptor, retained: retainingBytes ? Data() : nil))
     }
 
@@ -62,8 +63,14 @@ public final class FileDataSink: DataSink, @unchecked Sendable {
         fileURL = file
         options = []
         self.owner = owner
+        adopted = retained.map { ($0, hasher.finish()) }
         state = Mutex(State(descriptor: -1, isFinished: true, hasher: hasher, retained: retained))
     }
+
+    /// The bytes of an adopted file and their fingerprint, as read once when the sink was made (nil for a sink
+    /// that was written, or that does not keep its bytes): whoever checks the new content before putting it in
+    /// place reads and hashes nothing again.
+    package let adopted: (bytes: Data, fingerprint: ContentFingerprint)?
 
     deinit {
         state.withLock { state in

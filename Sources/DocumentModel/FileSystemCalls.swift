@@ -118,7 +118,7 @@ enum FileSystemCalls {
             try call("fstat", path: path) { fstat(descriptor, &info) }
             opened(descriptor, info)
         }
-        var hasher = ContentFingerprint.Hasher64()
+        var hasher = ContentFingerprint.Hasher64(checkingFile: true)
         try readPieces(descriptor, path: path) { hasher.update($0) }
         return hasher.finish()
     }

@@ -18,6 +18,15 @@ public protocol PDFEngine: Sendable {
     func openDocument(_ data: Data, password: String?) throws -> any PDFEngineDocument
 }
 
+/// A ``PDFEngine`` that can be given the fingerprint of the bytes it opens (known to whoever read or wrote them),
+/// so that it need not hash them again.
+package protocol FingerprintedPDFEngine: PDFEngine {
+    /// Opens the PDF in `data`, whose fingerprint is `fingerprint`, as ``PDFEngine/openDocument(_:password:)``.
+    /// - Throws: as ``PDFEngine/openDocument(_:password:)``.
+    func openDocument(_ data: Data, fingerprint: ContentFingerprint, password: String?) throws
+        -> any PDFEngineDocument
+}
+
 /// One opened PDF of a ``PDFEngine``: what a ``Document`` reads of one data provider, and the edits it keeps
 /// until it saves. Safe to call from any thread. Page indexes count from 0 within this PDF.
 public protocol PDFEngineDocument: AnyObject, Sendable {

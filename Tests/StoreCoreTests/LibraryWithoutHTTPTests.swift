@@ -1,3 +1,4 @@
+import DocumentModel
 import Foundation
 import Logging
 import QuireTestSupport
@@ -12,6 +13,7 @@ struct LibraryWithoutHTTPTests {
     struct Store {
         let directory: URL
         let library: DocumentLibrary
+        let catalog: Catalog
 
         init() throws {
             directory = FileManager.default.temporaryDirectory
@@ -21,8 +23,9 @@ struct LibraryWithoutHTTPTests {
                 storeDirectory: directory.appendingPathComponent("store"), port: 0)
             var logger = Logger(label: "quire.test")
             logger.logLevel = .critical
+            catalog = try Catalog(storeDirectory: configuration.storeDirectory)
             library = try DocumentLibrary(
-                catalog: try Catalog(storeDirectory: configuration.storeDirectory), configuration: configuration,
+                catalog: catalog, configuration: configuration,
                 metrics: StoreMetrics(), logger: logger)
         }
 
@@ -153,6 +156,37 @@ struct LibraryWithoutHTTPTests {
             #expect(
                 await Self.storeError { _ = try await store.library.info(created.id, password: nil) }
                     == .documentNotFound(created.id))
+        }
+    }
+
+    @Test("an upload, and a replace of the content, hash their bytes once (XXH64 once, SHA-256 once) and the replace reads the catalog once; the document opens from those bytes")
+    func newBytesAreHashedOnce() async throws {
+        try await Self.withStore { store in
+            let bytes = TextPDF.make(["one", "two", "three"], title: "Once")
+            var fingerprinted = ContentFingerprint.bytesHashed
+            var tagged = EntityTag.bytesHashed
+            let (created, tag) = try await store.create(bytes)
+            #expect(ContentFingerprint.bytesHashed - fingerprinted == bytes.count)
+            #expect(EntityTag.bytesHashed - tagged == bytes.count)
+            #expect(created.pageCount == 3 && created.contentTag == EntityTag(content: bytes))
+
+            let replacement = TextPDF.make(["four", "five"], title: "Twice")
+            let file = store.library.incomingDirectory.appendingPathComponent(UUID().uuidString)
+            try replacement.write(to: file)
+            fingerprinted = ContentFingerprint.bytesHashed
+            tagged = EntityTag.bytesHashed
+            let reads = store.catalog.readsMade
+            let (replaced, _) = try await store.library.replaceContent(
+                created.id, withFileAt: file, precondition: .matching(tag), password: nil)
+            #expect(ContentFingerprint.bytesHashed - fingerprinted == replacement.count)
+            #expect(EntityTag.bytesHashed - tagged == replacement.count)
+            #expect(store.catalog.readsMade - reads == 1)
+            #expect(replaced.pageCount == 2 && replaced.metadata.title == "Twice")
+            #expect(replaced.contentTag == EntityTag(content: replacement))
+            let (content, _) = try await store.library.content(created.id, password: nil)
+            #expect(content == replacement)
+            let (text, _) = try await store.library.pageText(created.id, page: 2, password: nil)
+            #expect(text.contains("five"))
         }
     }
 

@@ -9,19 +9,35 @@ import PDFTypes
 extension DocumentLibrary {
     /// Stores an uploaded PDF as a new document: the finished file at `file` (written and synced by the caller,
     /// on the store's file system, as ``incomingDirectory`` is) is renamed into `<store>/files` inside a
-    /// coordinated write. On failure the file stays where it was, for the caller to remove.
+    /// coordinated write. Its bytes are read once and hashed once: what the worker checks, what the document opens
+    /// and what its tag is computed from are those bytes. On failure the file is removed, or stays where it was
+    /// for the caller to remove.
     /// - Throws: ``StoreError``: `damagedPDF` for bytes that are not a PDF poppler opens, `passwordRequired` for an
     ///   encrypted one without its password (nothing is kept in either case); a `DataProviderError` when the file
     ///   cannot be read or moved.
     public func upload(fileAt file: URL, password: String?) async throws -> (DocumentInfo, EntityTag) {
-        try await vet(contentsOf: file, password: password, what: "the uploaded PDF")
         let id = DocumentID.random()
         let url = uploadDirectory.appendingPathComponent("\(id.rawValue).pdf")
-        try await blocking {
-            let provider = self.providers(for: [url.path])[0]
-            try provider.replaceContents(with: try provider.createDataSink(adoptingFileAt: file))
+        let provider = providers(for: [url.path])[0]
+        let sink = try await vettedSink(adopting: file, for: provider, password: password, what: "the uploaded PDF")
+        try await blocking { try provider.replaceContents(with: sink) }
+        return try await create(id, files: [url.path], origin: .upload, password: password, providers: [provider])
+    }
+
+    /// A finished sink of `provider` made of the file at `file` (read once, kept in memory with its fingerprint),
+    /// whose bytes a PDF worker has checked as ``vet(_:fingerprint:password:what:)`` does.
+    /// - Throws: as ``vet(_:fingerprint:password:what:)``; a `DataProviderError` when the file cannot be read.
+    func vettedSink(
+        adopting file: URL, for provider: CoordinatedFileDataProvider, password: String?, what: String
+    ) async throws -> FileDataSink {
+        let made = try await blocking { () throws -> FileDataSink? in
+            try provider.createDataSink(adoptingFileAt: file) as? FileDataSink
         }
-        return try await create(id, files: [url.path], origin: .upload, password: password)
+        guard let sink = made, let adopted = sink.adopted else {
+            throw StoreError.internalFailure("cannot read \(what) back: its bytes were not kept")
+        }
+        try await vet(adopted.bytes, fingerprint: adopted.fingerprint, password: password, what: what)
+        return sink
     }
 
     /// Registers existing PDFs under the configured roots as one document, in the order given. A file is named
@@ -82,14 +98,15 @@ extension DocumentLibrary {
     /// transaction (so the catalog never lists a document the log has no `created` event for, even when the
     /// database goes away in between: the document is then dropped and the error thrown), and answers its info.
     private func create(
-        _ id: DocumentID, files: [String], origin: DocumentRecord.Origin, password: String?
+        _ id: DocumentID, files: [String], origin: DocumentRecord.Origin, password: String?,
+        providers: [CoordinatedFileDataProvider]? = nil
     ) async throws -> (DocumentInfo, EntityTag) {
         try await lane(id).run {
             let now = Date()
             let placeholder = DocumentRecord(
                 id: id, files: files, origin: origin, pageCount: 0, size: 0, etag: EntityTag(content: Data()),
                 createdAt: now, updatedAt: now)
-            let (open, _) = try await load(placeholder, password: password, requireAll: true)
+            let (open, _) = try await load(placeholder, password: password, requireAll: true, providers: providers)
             try adopt(open)
             var record = Self.updated(placeholder, from: open, files: open.files)
             record.updatedAt = now
@@ -117,29 +134,15 @@ extension DocumentLibrary {
         }
     }
 
-    /// Checks, in a PDF worker process and within the deadline, that the file at `url` opens as a PDF (with
-    /// `password` if encrypted), before the service opens it itself: a PDF that crashes poppler or takes too long
-    /// to open costs a worker, never the service. Its bytes are mapped, not copied.
-    /// - Throws: ``StoreError``: `damagedPDF` (not a PDF), `pdfWorkFailed` (too slow to open, crashed its worker, no
-    ///   worker free), `passwordRequired`, `internalFailure` when the file cannot be read back.
-    func vet(contentsOf url: URL, password: String?, what: String) async throws {
-        let bytes: Data
-        do {
-            bytes = try Data(contentsOf: url, options: .alwaysMapped)
-        } catch {
-            throw StoreError.internalFailure("cannot read \(what) back: \(error)")
-        }
-        try await vet(bytes, password: password, what: what)
-    }
-
     /// Checks, in a PDF worker process and within the deadline, that `bytes` open as a PDF (with `password` if
     /// encrypted). What the worker found is remembered: the document's first open does not ask again.
     /// - Throws: as ``vet(contentsOf:password:what:)``.
-    func vet(_ bytes: Data, password: String?, what: String) async throws {
+    func vet(_ bytes: Data, fingerprint: ContentFingerprint? = nil, password: String?, what: String) async throws {
         guard !bytes.isEmpty else { throw StoreError.damagedPDF(what: what, reason: PDFError.empty.description) }
         do {
             // A key of its own: the check of one new document waits for no other document's work.
-            _ = try await engine(key: "vet-" + UUID().uuidString).probe(bytes, password: password)
+            _ = try await engine(key: "vet-" + UUID().uuidString).probe(
+                bytes, fingerprint: fingerprint ?? ContentFingerprint(of: bytes), password: password)
         } catch PDFError.encrypted {
             throw StoreError.passwordRequired(what: what, wrongPassword: password != nil)
         } catch let error as PDFError {

@@ -16,8 +16,9 @@ extension DocumentLibrary {
 
     /// Replaces the content of a one-file document atomically with the finished file at `file` (written and
     /// synced by the caller, on the store's file system, as ``incomingDirectory`` is), renamed over the document's
-    /// file inside a coordinated write; drops unsaved edits. On failure the file stays where it was, for the caller
-    /// to remove.
+    /// file inside a coordinated write; drops unsaved edits. The catalog is read once, and the new bytes are read
+    /// once and hashed once (what the worker checks, the document opens and the tag is computed from). On failure
+    /// the file is removed, or stays where it was for the caller to remove.
     /// - Throws: ``StoreError``: `documentNotFound`; `preconditionRequired`/`preconditionFailed` (`precondition`);
     ///   `invalidParameter` for a document of several files; `inConflict`; `damagedPDF`/`passwordRequired` for
     ///   bytes that do not open; a `DataProviderError` when the file cannot be read or moved.
@@ -40,9 +41,9 @@ extension DocumentLibrary {
             // Through a node that does not hold the edits (a cluster's other node), this is a write by another
             // party: the owner's edits now conflict with it, and the owner says so.
             let heldEdits = document.hasUnsavedChanges || document.conflict != nil
-            try await vet(contentsOf: file, password: password, what: "the new content")
+            let sink = try await vettedSink(adopting: file, for: provider, password: password, what: "the new content")
             try await blocking {
-                try provider.replaceContents(with: try provider.createDataSink(adoptingFileAt: file))
+                try provider.replaceContents(with: sink)
                 try document.resolveFileConflict(for: provider, with: .reload)
             }
             let files = try await blocking { open.measureFiles() }

@@ -330,16 +330,19 @@ public final class DocumentLibrary: Sendable {
         return opened
     }
 
-    /// Opens a record's files (with `password` for encrypted ones) and measures them, in one trip to the pool.
+    /// Opens a record's files (with `password` for encrypted ones) and measures them, in one trip to the pool;
+    /// through `given` providers when there are some (those that just put a new document's file in place, whose
+    /// bytes are not read or hashed again).
     /// With `requireAll` (a new document) any file that does not open is an error; otherwise only a missing or
     /// wrong password is (a recorded document keeps a failing file and reports it through its state).
     /// - Throws: ``StoreError/passwordRequired(what:wrongPassword:)`` for a missing or wrong password; with
     ///   `requireAll`, `damagedPDF` or `unusableFile` for a file that does not open.
-    func load(_ record: DocumentRecord, password: String?, requireAll: Bool) async throws -> (
-        OpenDocument, [(path: String, size: Int, tag: EntityTag?)]
-    ) {
+    func load(
+        _ record: DocumentRecord, password: String?, requireAll: Bool,
+        providers given: [CoordinatedFileDataProvider]? = nil
+    ) async throws -> (OpenDocument, [(path: String, size: Int, tag: EntityTag?)]) {
         try await blocking {
-            let providers = self.providers(for: record.files)
+            let providers = given ?? self.providers(for: record.files)
             let document = Document(dataProviders: providers, engine: self.engine(for: record.id))
             document.versionStore = self.versionStore
             if let password, document.errors.contains(where: Self.needsPassword) {

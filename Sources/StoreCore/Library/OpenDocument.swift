@@ -180,17 +180,16 @@ final class OpenDocument: @unchecked Sendable {
         }
     }
 
-    /// Measures the files again from the bytes the document last read or wrote (SHA-256 only of bytes not
-    /// measured before) and returns them.
+    /// Measures the files again from the bytes the document last read or wrote, by the fingerprint their provider
+    /// took of them (SHA-256 only of bytes not measured before), and returns them.
     @discardableResult
     func measureFiles() -> [(path: String, size: Int, tag: EntityTag?)] {
         for provider in providers {
             let key = ObjectIdentifier(provider)
-            guard let bytes = provider.lastReadContents else {
+            guard let (bytes, fingerprint) = provider.lastContents else {
                 tags.withLock { $0[key] = nil }
                 continue
             }
-            let fingerprint = ContentFingerprint(of: bytes)
             if tags.withLock({ $0[key]?.fingerprint }) == fingerprint { continue }
             let tag = EntityTag(content: bytes)
             tags.withLock { $0[key] = (fingerprint, bytes.count, tag) }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// An entity tag (RFC 9110 §8.8.3): an opaque string, strong or weak, that names one version of content.
 ///
@@ -70,6 +71,11 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
         opaqueTag == other.opaqueTag
     }
 
+    /// How many bytes this process has hashed into content tags (SHA-256), counted so that tests can hold a
+    /// request to hashing its bytes once.
+    package static var bytesHashed: Int { hashedBytes.load(ordering: .relaxed) }
+    private static let hashedBytes = Atomic<Int>(0)
+
     /// `etagc` of RFC 9110: `!`, `#` to `~`, and bytes from 0x80 (obs-text).
     package static func isTagCharacter(_ byte: UInt8) -> Bool {
         byte == 0x21 || (0x23...0x7E).contains(byte) || byte >= 0x80
@@ -86,6 +92,7 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
         /// Adds the next piece of the content.
         public mutating func update(_ bytes: some DataProtocol) {
             hashFunction.update(data: bytes)
+            EntityTag.hashedBytes.add(bytes.count, ordering: .relaxed)
         }
 
         /// The tag of all the pieces added so far.

@@ -12,7 +12,7 @@ import Synchronization
 /// document shows without rendering (page count, sizes, labels, metadata, encryption) comes from one `probe`
 /// when it opens and is kept here, so info and page lists never touch a worker. A worker that dies loses
 /// nothing: the bytes and the log live in the service.
-struct WorkerPDFEngine: PDFEngine {
+struct WorkerPDFEngine: FingerprintedPDFEngine {
     /// The workers.
     let pool: PDFWorkerPool
     /// Remembers the summaries of bytes opened lately (an upload is probed once, not again by its first open).
@@ -26,7 +26,16 @@ struct WorkerPDFEngine: PDFEngine {
     ///   ``PDFWorkError`` when the worker crashed, missed its deadline, or none was free.
     func openDocument(_ data: Data, password: String?) throws -> any PDFEngineDocument {
         guard !data.isEmpty else { throw PDFError.empty }
-        let contents = ContentFingerprint(of: data)
+        return try openDocument(data, fingerprint: ContentFingerprint(of: data), password: password)
+    }
+
+    /// Opens `data`, whose fingerprint is `contents` (the key of the remembered summaries), as
+    /// ``openDocument(_:password:)``.
+    /// - Throws: as ``openDocument(_:password:)``.
+    func openDocument(_ data: Data, fingerprint contents: ContentFingerprint, password: String?) throws
+        -> any PDFEngineDocument
+    {
+        guard !data.isEmpty else { throw PDFError.empty }
         // One memfd for the probe and every later request of the document.
         let payload = PDFWorkPayload(data)
         let summary: PDFWorkerSummary
@@ -42,10 +51,12 @@ struct WorkerPDFEngine: PDFEngine {
             pool: pool, key: key, payload: payload, password: summary.isEncrypted ? password : nil, summary: summary)
     }
 
-    /// Probes `data` in a worker without blocking a thread (new content, checked before it enters the store),
-    /// and remembers the summary.
+    /// Probes `data`, whose fingerprint is `contents`, in a worker without blocking a thread (new content, checked
+    /// before it enters the store), and remembers the summary.
     /// - Throws: as ``openDocument(_:password:)``, or `CancellationError`.
-    func probe(_ data: Data, password: String?) async throws -> PDFWorkerSummary {
+    func probe(_ data: Data, fingerprint contents: ContentFingerprint, password: String?) async throws
+        -> PDFWorkerSummary
+    {
         guard !data.isEmpty else { throw PDFError.empty }
         let request = PDFWorkerRequest(operation: .probe, pageIndex: 0, password: password)
         let bytes: Data
@@ -55,7 +66,7 @@ struct WorkerPDFEngine: PDFEngine {
             throw Self.translated(error)
         }
         let summary = try Self.decodeSummary(bytes)
-        if !summary.isEncrypted { summaries.insert(summary, for: ContentFingerprint(of: data)) }
+        if !summary.isEncrypted { summaries.insert(summary, for: contents) }
         return summary
     }
 
