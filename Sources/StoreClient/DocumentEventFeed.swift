@@ -139,13 +139,9 @@ public struct DocumentEventFeed: AsyncSequence, Sendable {
                     return
                 } catch let error as StoreClientError {
                     guard hasConnected else { throw error }
-                    switch error {
-                    case .problem(let problem) where problem.status < 500:
-                        throw error
-                    default:
-                        failures += 1
-                        lastFailure = Self.reason(error)
-                    }
+                    if error.code == .problem, let problem = error.problem, problem.status < 500 { throw error }
+                    failures += 1
+                    lastFailure = Self.reason(error)
                 }
             }
         }
@@ -169,7 +165,7 @@ public struct DocumentEventFeed: AsyncSequence, Sendable {
         }
 
         private static func reason(_ error: StoreClientError) -> String {
-            switch error {
+            switch error.reason {
             case .unreachable(_, let reason, _): reason
             case .problem(let problem), .versionMismatch(_, _, _, let problem): "\(problem.status) \(problem.message)"
             case .unexpectedResponse(_, let reason): reason

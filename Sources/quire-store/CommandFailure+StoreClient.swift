@@ -6,7 +6,7 @@ extension CommandFailure {
     /// `--server`), 65 a change the service refused, 66 no such document, 69 no service (or a failing one),
     /// 76 an answer outside the API, 77 a missing or wrong token.
     init(_ error: StoreClientError) {
-        switch error {
+        switch error.reason {
         case .unreachable, .eventStreamLost:
             self.init(error.description, exitCode: Self.unavailable)
         case .invalidServerURL:

@@ -58,7 +58,7 @@ struct Status: AsyncParsableCommand {
     private static func conflict(of id: String, _ client: StoreClient) async throws -> ConflictReport.Conflict? {
         do {
             return try await client.conflict(of: id).conflict
-        } catch StoreClientError.problem(let problem) where problem.status == 404 {
+        } catch let error as StoreClientError where error.code == .problem && error.problem?.status == 404 {
             return nil
         }
     }

@@ -89,7 +89,7 @@ struct DocumentOwnershipTests {
             _ = try await ownership.owner(of: id)
             Issue.record("no error")
         } catch let error as StoreError {
-            guard case .unavailable(let message, let retry) = error else {
+            guard case .unavailable(let message, let retry) = error.reason else {
                 Issue.record("\(error)")
                 return
             }

@@ -51,6 +51,18 @@ struct OpenAPIDocumentTests {
         #expect(extra.isEmpty)
     }
 
+    @Test("the service's router answers exactly the operations of openapi.yaml: each operation has its route (method, path and parameter names), and each route its operation")
+    func routesAreTheSpec() async throws {
+        let service = try DocumentService()
+        try await service.run { _ in }
+        let specified = try Self.operations().filter { !$0.hasPrefix("parameters ") }
+        // HEAD is answered wherever GET is (the router's own HEAD routes); the spec lists GET.
+        let routed = Set(service.routes.filter { !$0.hasPrefix("head ") })
+        #expect(routed.subtracting(specified).sorted() == [], "routes that openapi.yaml does not describe")
+        #expect(specified.subtracting(routed).sorted() == [], "operations of openapi.yaml that no route answers")
+        #expect(service.routes.count == Set(service.routes).count, "a route added twice")
+    }
+
     @Test("the compiled-in document is the repository's openapi.yaml")
     func compiledIn() throws {
         let onDisk = try Data(contentsOf: packageRoot.appendingPathComponent("openapi.yaml"))

@@ -122,7 +122,7 @@ struct StoreCoreTests {
         let store = try Store()
         let error = await Self.storeError { _ = try await store.upload("not-a-pdf.pdf") }
         await store.close()
-        guard case .damagedPDF(let what, _) = error else {
+        guard case .damagedPDF(let what, _) = error?.reason else {
             Issue.record("expected damagedPDF, got \(String(describing: error))")
             return
         }

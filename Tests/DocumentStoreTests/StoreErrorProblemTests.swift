@@ -137,6 +137,33 @@ struct StoreErrorProblemTests {
         #expect(problem.detail?.isEmpty == false)
     }
 
+    @Test("an error is a struct with a stable code: each maker's error has the code of its name, codes compare, and what the error names is read through properties", arguments: rows)
+    func codes(_ row: Row) {
+        let error = row.error
+        // The code's name is the name of the static function or property that makes such an error.
+        let maker = String(describing: error.reason).prefix { $0.isLetter || $0.isNumber }
+        #expect(error.code.name == String(maker))
+        #expect(error.code == error.code && "\(error.code)" == error.code.name)
+    }
+
+    @Test("what an error names: its document, parameter, current validator and file")
+    func namedParts() {
+        #expect(StoreError.documentNotFound(Self.id).document == Self.id)
+        #expect(StoreError.fileInAnotherDocument(path: "/r/a.pdf", holder: Self.id).document == Self.id)
+        #expect(StoreError.fileInAnotherDocument(path: "/r/a.pdf", holder: Self.id).path == "/r/a.pdf")
+        #expect(StoreError.invalidParameter("limit", reason: "1 to 1000").parameter == "limit")
+        #expect(StoreError.invalidParameter("limit", reason: "1 to 1000").code == .invalidParameter)
+        #expect(StoreError.invalidInput("x").parameter == nil)
+        #expect(StoreError.preconditionFailed(current: Self.tag).currentValidator == Self.tag)
+        #expect(StoreError.preconditionRequired.code == .preconditionRequired)
+        let required = StoreError.preconditionRequired
+        #expect(required.currentValidator == nil && required.document == nil)
+        // A worker's refusal of a bad argument comes out as the request's parameter, by code and name.
+        let refused = StoreError.pdfWork(.refused(Self.reply(.invalidArgument)), work: "rendering", parameter: "dpi")
+        #expect(refused.code == .invalidParameter && refused.parameter == "dpi")
+        #expect(refused != StoreError.invalidParameter("scale", reason: "the worker's message"))
+    }
+
     @Test("the detail is the error's description, or the refusal's for a worker that refused")
     func detail() {
         let error = StoreError.pageOutOfRange(4, pageCount: 3)

@@ -90,7 +90,8 @@ struct DocumentListingClientTests {
         do {
             try await body()
             Issue.record("no error; expected 400 naming \(parameter)", sourceLocation: sourceLocation)
-        } catch StoreClientError.problem(let problem) {
+        } catch let error as StoreClientError where error.code == .problem {
+            let problem = try #require(error.problem)
             #expect(problem.status == 400, sourceLocation: sourceLocation)
             #expect(problem.type == "/problems/invalid-parameter", sourceLocation: sourceLocation)
             #expect(problem.parameter == parameter, "\(problem.message)", sourceLocation: sourceLocation)

@@ -12,7 +12,7 @@ extension ProblemDetails {
         var title: String?
         var extensions: [String: String] = [:]
         var headers: HTTPFields = [:]
-        switch error {
+        switch error.reason {
         case .documentNotFound:
             status = .notFound
         case .versionNotFound:
@@ -87,7 +87,7 @@ extension ProblemDetails {
     /// The problem's detail for `error`: its description, but in the API's own terms where the remedy is a header
     /// to send or a route to call (a password, a precondition, the versions list).
     static func detail(of error: StoreError) -> String {
-        switch error {
+        switch error.reason {
         case .versionNotFound(let id, let version):
             return "document \(id.rawValue) has no version \"\(version.prefix(80))\" (GET /documents/\(id.rawValue)/"
                 + "versions lists them)"

@@ -22,10 +22,16 @@ public struct DocumentID: Sendable, Hashable, Comparable, CustomStringConvertibl
     }
 
     /// A new identifier drawn from `generator` (tests pass a seeded one).
+    /// Sixteen characters of a 32-letter alphabet: 80 random bits, five per character, taken from two draws of
+    /// `generator` (the system's costs one `getrandom` call a draw).
     public static func random(using generator: inout some RandomNumberGenerator) -> DocumentID {
-        let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz")
-        let characters = (0..<16).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }
-        return DocumentID(checked: String(characters))
+        let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
+        let draws = (generator.next() as UInt64, generator.next() as UInt64)
+        let characters = (0..<16).map { index in
+            let bits = index < 12 ? draws.0 >> (index * 5) : draws.1 >> ((index - 12) * 5)
+            return alphabet[Int(bits & 31)]
+        }
+        return DocumentID(checked: String(decoding: characters, as: UTF8.self))
     }
 
     private init(checked rawValue: String) {

@@ -5,6 +5,11 @@ import DocumentModel
 import Foundation
 import PDFWorkerWire
 import PDFTypes
+import Synchronization
+
+/// The count of new contents checked by this process: each check's work key (`vet-N`), a document of its own for
+/// the pool's fairness, without drawing a UUID from the kernel's random source.
+private let vettedCount = Atomic<UInt64>(0)
 
 extension DocumentLibrary {
     /// Stores an uploaded PDF as a new document: the finished file at `file` (written and synced by the caller,
@@ -20,8 +25,10 @@ extension DocumentLibrary {
         let url = uploadDirectory.appendingPathComponent("\(id.rawValue).pdf")
         let provider = providers(for: [url.path])[0]
         let sink = try await vettedSink(adopting: file, for: provider, password: password, what: "the uploaded PDF")
-        try await blocking { try provider.replaceContents(with: sink) }
-        return try await create(id, files: [url.path], origin: .upload, password: password, providers: [provider])
+        // The file is put in place on the thread that then opens it: one trip to the pool for both.
+        return try await create(
+            id, files: [url.path], origin: .upload, password: password, providers: [provider],
+            placing: { try provider.replaceContents(with: sink) })
     }
 
     /// A finished sink of `provider` made of the file at `file` (read once, kept in memory with its fingerprint),
@@ -94,19 +101,21 @@ extension DocumentLibrary {
         } }
     }
 
-    /// Enters a document whose files are in place: opens it, then records it and its `created` event in one
-    /// transaction (so the catalog never lists a document the log has no `created` event for, even when the
-    /// database goes away in between: the document is then dropped and the error thrown), and answers its info.
+    /// Enters a document whose files are in place (or that `placing` puts in place first, in the document's lane):
+    /// opens it, then records it and its `created` event in one transaction (so the catalog never lists a document
+    /// the log has no `created` event for, even when the database goes away in between: the document is then
+    /// dropped and the error thrown), and answers its info.
     private func create(
         _ id: DocumentID, files: [String], origin: DocumentRecord.Origin, password: String?,
-        providers: [CoordinatedFileDataProvider]? = nil
+        providers: [CoordinatedFileDataProvider]? = nil, placing: (@Sendable () throws -> Void)? = nil
     ) async throws -> (DocumentInfo, EntityTag) {
         try await lane(id).run {
             let now = Date()
             let placeholder = DocumentRecord(
                 id: id, files: files, origin: origin, pageCount: 0, size: 0, etag: EntityTag(content: Data()),
                 createdAt: now, updatedAt: now)
-            let (open, _) = try await load(placeholder, password: password, requireAll: true, providers: providers)
+            let (open, _) = try await load(
+                placeholder, password: password, requireAll: true, providers: providers, placing: placing)
             try adopt(open)
             var record = Self.updated(placeholder, from: open, files: open.files)
             record.updatedAt = now
@@ -141,7 +150,7 @@ extension DocumentLibrary {
         guard !bytes.isEmpty else { throw StoreError.damagedPDF(what: what, reason: PDFError.empty.description) }
         do {
             // A key of its own: the check of one new document waits for no other document's work.
-            _ = try await engine(key: "vet-" + UUID().uuidString).probe(
+            _ = try await engine(key: "vet-\(vettedCount.add(1, ordering: .relaxed).newValue)").probe(
                 bytes, fingerprint: fingerprint ?? ContentFingerprint(of: bytes), password: password)
         } catch PDFError.encrypted {
             throw StoreError.passwordRequired(what: what, wrongPassword: password != nil)

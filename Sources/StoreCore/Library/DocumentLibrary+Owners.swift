@@ -158,7 +158,7 @@ extension DocumentLibrary {
     /// rather than something of the document itself.
     static func isTransient(_ error: any Error) -> Bool {
         if error is CatalogError { return true }
-        if case .unavailable = error as? StoreError { return true }
+        if (error as? StoreError)?.code == .unavailable { return true }
         return false
     }
 

@@ -29,7 +29,7 @@ extension DocumentLibrary {
             do {
                 if let bytes { try await vet(bytes, password: password, what: "document \(id.rawValue)") }
             } catch let error as StoreError {
-                if case .passwordRequired = error { throw error }
+                if error.code == .passwordRequired { throw error }
                 // A version that does not open at all (or no worker to try it) says nothing of a password.
             }
         }

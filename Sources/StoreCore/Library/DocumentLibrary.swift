@@ -332,16 +332,17 @@ public final class DocumentLibrary: Sendable {
 
     /// Opens a record's files (with `password` for encrypted ones) and measures them, in one trip to the pool;
     /// through `given` providers when there are some (those that just put a new document's file in place, whose
-    /// bytes are not read or hashed again).
+    /// bytes are not read or hashed again), after `placing` (which puts the files in place) on the same thread.
     /// With `requireAll` (a new document) any file that does not open is an error; otherwise only a missing or
     /// wrong password is (a recorded document keeps a failing file and reports it through its state).
     /// - Throws: ``StoreError/passwordRequired(what:wrongPassword:)`` for a missing or wrong password; with
     ///   `requireAll`, `damagedPDF` or `unusableFile` for a file that does not open.
     func load(
         _ record: DocumentRecord, password: String?, requireAll: Bool,
-        providers given: [CoordinatedFileDataProvider]? = nil
+        providers given: [CoordinatedFileDataProvider]? = nil, placing: (@Sendable () throws -> Void)? = nil
     ) async throws -> (OpenDocument, [(path: String, size: Int, tag: EntityTag?)]) {
         try await blocking {
+            try placing?()
             let providers = given ?? self.providers(for: record.files)
             let document = Document(dataProviders: providers, engine: self.engine(for: record.id))
             document.versionStore = self.versionStore

@@ -20,6 +20,8 @@ struct DocumentService {
     let catalog: Catalog
     var configuration: StoreConfiguration
     let app: Application<RouterResponder<StoreRequestContext>>
+    /// The router's routes, as `"get /documents/{id}"` (method lowercased, path as OpenAPI writes it).
+    let routes: [String]
 
     init(
         maxOpenDocuments: Int = 64, token: String? = nil, pdfDeadline: Duration = .seconds(10), pdfWorkers: Int = 2,
@@ -45,6 +47,7 @@ struct DocumentService {
             configuration: configuration, catalog: catalog, metrics: metrics,
             controllers: documentControllers(library: library, configuration: configuration),
             requestLogLevel: .trace)
+        routes = router.routes.map { "\($0.method.rawValue.lowercased()) \($0.path)" }
         app = Application(router: router, logger: logger)
     }
 
