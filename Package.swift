@@ -235,7 +235,7 @@ let package = Package(
         .testTarget(name: "PopplerTests", dependencies: ["Poppler", "CPoppler"]),
         .testTarget(name: "PDFWorkerWireTests", dependencies: ["PDFWorkerWire", "PDFTypes"]),
         .testTarget(name: "CoordinationArbiterTests", dependencies: ["CoordinationArbiter"]),
-        .testTarget(name: "QuireSystemTests", dependencies: ["QuireSystem"]),
+        .testTarget(name: "QuireSystemTests", dependencies: ["QuireSystem", "QuireTestSupport"]),
         .testTarget(name: "SupervisionTests", dependencies: ["Supervision", "QuireTestSupport"]),
         // A helper process for the cross-process tests (spawned by FileCoordinationTests, never shipped).
         .executableTarget(

@@ -47,6 +47,14 @@ public enum SystemCall {
         descriptors.withUnsafeMutableBufferPointer { pollWithoutSleeping($0, for: limit) }
     }
 
+    /// The processor time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): compared before and after a
+    /// poll, it says whether the poll had a processor to itself.
+    public static func threadProcessorTime() -> Duration {
+        var time = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return .zero }
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+
     /// The loop of both forms: no allocation, as it runs on every PDF request and every coordinated access.
     private static func pollWithoutSleeping(_ descriptors: UnsafeMutableBufferPointer<pollfd>, for limit: Duration)
         -> Bool

@@ -63,9 +63,10 @@ struct Worker: ParsableCommand {
 struct PDFWorkerLoop {
     /// The socket to the service.
     let socket: Int32
-    /// How long an idle worker polls for its next request before it sleeps in `recvmsg`: the next request of a
-    /// busy document usually comes within a millisecond, and a worker whose processor halted costs 40-50 µs to
-    /// wake on this kind of virtual machine (`workers.idlePollMicroseconds`, default 1.5 ms).
+    /// The longest an idle worker polls for its next request before it sleeps in `recvmsg`: the next request of
+    /// a busy document usually comes within a millisecond, and a worker whose processor halted costs 40-50 µs to
+    /// wake on this kind of virtual machine (`workers.idlePollMicroseconds`, default 1.5 ms). The window adapts
+    /// below it (``serve()``).
     let poll: Duration
     /// How many threads (each with an instance of the document of its own, kept open with it) extract the pages
     /// of one ``PDFWorkerRequest/Operation/texts`` request (`--text-threads`).
@@ -87,11 +88,19 @@ struct PDFWorkerLoop {
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &core)
     }
 
-    /// Answers requests until the service closes the socket.
+    /// Answers requests until the service closes the socket. Between requests the worker polls for the next one
+    /// for a window that adapts to what polling catches (``AdaptivePollWindow``, at most `poll`): a worker whose
+    /// requests come back to back keeps polling, one whose next request is far off (the service busy with other
+    /// work, or idle) soon sleeps at once and leaves the processor to others.
     func serve() -> Never {
         var packet = [UInt8](repeating: 0, count: PDFWorkerMessage.maximumPacketSize)
+        var window = AdaptivePollWindow(maximum: poll)
         while true {
-            if poll > .zero { SystemCall.pollWithoutSleeping(socket, for: poll) }
+            let waiting = ContinuousClock.now
+            let polling = window.current > .zero
+            let processorBefore = polling ? SystemCall.threadProcessorTime() : .zero
+            let caught = polling && SystemCall.pollWithoutSleeping(socket, for: window.current)
+            let processorTime = polling ? SystemCall.threadProcessorTime() - processorBefore : .zero
             var attached: [Int32] = [-1, -1]
             var count: Int32 = 0
             let received = packet.withUnsafeMutableBytes { buffer in
@@ -112,6 +121,7 @@ struct PDFWorkerLoop {
                 exit(0)
             }
             if length == 0 { exit(0) }
+            window.record(caught: caught, after: ContinuousClock.now - waiting, processorTime: processorTime)
             let descriptors = Array(attached.prefix(Int(count)))
             let reply: (PDFWorkerReply, Int32)
             do {

@@ -72,11 +72,11 @@ public struct StoreConfiguration: Sendable, Equatable {
         /// The coordination threads' windows (`coordination.pollMicroseconds`,
         /// `coordination.handOverPollMicroseconds`, `coordination.hostPollMicroseconds`).
         public var coordination: CoordinationPolling
-        /// How long the service polls for a PDF worker's reply before it sleeps, while no other request runs
-        /// (`workers.pollMicroseconds`, default 2 ms).
+        /// The longest the service polls for a PDF worker's reply before it sleeps, while no other request runs
+        /// (`workers.pollMicroseconds`, default 2 ms); each worker's window adapts below it (`AdaptivePollWindow`).
         public var workerReply: Duration
-        /// How long an idle PDF worker polls for its next request before it sleeps
-        /// (`workers.idlePollMicroseconds`, default 1.5 ms).
+        /// The longest an idle PDF worker polls for its next request before it sleeps
+        /// (`workers.idlePollMicroseconds`, default 1.5 ms); the window adapts below it (`AdaptivePollWindow`).
         public var workerIdle: Duration
 
         /// Polling windows; the defaults are the measured ones.

@@ -18,6 +18,9 @@ final class PDFWorkerProcess {
     private(set) var exitStatus: Int32?
     /// Where replies are received: made once, not zeroed for every request (64 KiB).
     private var replyBuffer = [UInt8](repeating: 0, count: PDFWorkerMessage.maximumReplySize)
+    /// How long to poll for a reply, learned from the replies of this process (at most the `poll` an exchange is
+    /// given): a reply that keeps coming long after the window (the worker short of a processor) stops the polling.
+    private var replyWindow = AdaptivePollWindow(maximum: .zero)
 
     /// The status `quire-pdf worker` exits with when it cannot confine itself (its sandbox) and refuses to
     /// serve: not a verdict on any PDF.
@@ -103,7 +106,8 @@ final class PDFWorkerProcess {
     ]
 
     /// Sends `request` with `pdf` (and the edit log `edits`, unless it is -1) attached, and waits at most
-    /// `deadline` for the reply.
+    /// `deadline` for the reply, polling for it first for at most `poll` (the window adapts below it, from this
+    /// process's replies: ``AdaptivePollWindow``).
     /// - Returns: the reply and the result's descriptor (-1 when none came).
     /// - Throws: ``PDFWorkError/deadlineExceeded(_:)`` (the caller kills the process),
     ///   ``PDFWorkError/workerCrashed(_:)`` when the process ended or answered with something that is not a
@@ -130,8 +134,14 @@ final class PDFWorkerProcess {
             throw .workerCrashed(ended())
         }
         let started = ContinuousClock.now
-        if poll > .zero { SystemCall.pollWithoutSleeping(socket, for: poll) }
-        while true {
+        // A poll of zero (another request runs) polls nothing and leaves the window as it is; a new bound (the
+        // configuration reloaded) starts it again.
+        if poll > .zero, replyWindow.maximum != poll { replyWindow = AdaptivePollWindow(maximum: poll) }
+        let polling = poll > .zero && replyWindow.current > .zero
+        let processorBefore = polling ? SystemCall.threadProcessorTime() : .zero
+        let caught = polling && SystemCall.pollWithoutSleeping(socket, for: replyWindow.current)
+        let processorTime = polling ? SystemCall.threadProcessorTime() - processorBefore : .zero
+        while !caught {
             let left = deadline - (ContinuousClock.now - started)
             guard left > .zero else { throw .deadlineExceeded(deadline) }
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
@@ -144,6 +154,10 @@ final class PDFWorkerProcess {
                 throw .workerCrashed(error.description)
             }
             if ready > 0 { break }
+        }
+        if poll > .zero {
+            replyWindow.record(
+                caught: caught, after: ContinuousClock.now - started, processorTime: processorTime)
         }
         var attached: Int32 = -1
         let connection = socket
