@@ -47,9 +47,20 @@ public enum SystemCall {
         descriptors.withUnsafeMutableBufferPointer { pollWithoutSleeping($0, for: limit) }
     }
 
-    /// The processor time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): compared before and after a
-    /// poll, it says whether the poll had a processor to itself.
-    public static func threadProcessorTime() -> Duration {
+    /// ``pollWithoutSleeping(_:for:)-(Int32,_)`` that also says how much processor time the calling thread got while
+    /// it polled (`CLOCK_THREAD_CPUTIME_ID` before and after): whether the poll had a processor to itself, which
+    /// ``AdaptivePollWindow`` weighs. A `limit` of zero polls nothing and answers `(false, .zero)`.
+    public static func pollWithoutSleepingMeasured(_ descriptor: Int32, for limit: Duration) -> (
+        ready: Bool, processorTime: Duration
+    ) {
+        guard limit > .zero else { return (false, .zero) }
+        let before = threadProcessorTime()
+        let ready = pollWithoutSleeping(descriptor, for: limit)
+        return (ready, threadProcessorTime() - before)
+    }
+
+    /// The processor time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`).
+    private static func threadProcessorTime() -> Duration {
         var time = timespec()
         guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return .zero }
         return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)

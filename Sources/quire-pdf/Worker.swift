@@ -97,10 +97,7 @@ struct PDFWorkerLoop {
         var window = AdaptivePollWindow(maximum: poll)
         while true {
             let waiting = ContinuousClock.now
-            let polling = window.current > .zero
-            let processorBefore = polling ? SystemCall.threadProcessorTime() : .zero
-            let caught = polling && SystemCall.pollWithoutSleeping(socket, for: window.current)
-            let processorTime = polling ? SystemCall.threadProcessorTime() - processorBefore : .zero
+            let (caught, processorTime) = SystemCall.pollWithoutSleepingMeasured(socket, for: window.current)
             var attached: [Int32] = [-1, -1]
             var count: Int32 = 0
             let received = packet.withUnsafeMutableBytes { buffer in

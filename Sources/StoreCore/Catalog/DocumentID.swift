@@ -21,9 +21,9 @@ public struct DocumentID: Sendable, Hashable, Comparable, CustomStringConvertibl
         return random(using: &generator)
     }
 
-    /// A new identifier drawn from `generator` (tests pass a seeded one).
-    /// Sixteen characters of a 32-letter alphabet: 80 random bits, five per character, taken from two draws of
-    /// `generator` (the system's costs one `getrandom` call a draw).
+    /// A new identifier drawn from `generator` (tests pass a seeded one): sixteen characters of a 32-letter
+    /// alphabet, 80 random bits, five per character, taken from two draws of `generator` (the system's costs one
+    /// `getrandom` call a draw).
     public static func random(using generator: inout some RandomNumberGenerator) -> DocumentID {
         let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
         let draws = (generator.next() as UInt64, generator.next() as UInt64)

@@ -137,10 +137,8 @@ final class PDFWorkerProcess {
         // A poll of zero (another request runs) polls nothing and leaves the window as it is; a new bound (the
         // configuration reloaded) starts it again.
         if poll > .zero, replyWindow.maximum != poll { replyWindow = AdaptivePollWindow(maximum: poll) }
-        let polling = poll > .zero && replyWindow.current > .zero
-        let processorBefore = polling ? SystemCall.threadProcessorTime() : .zero
-        let caught = polling && SystemCall.pollWithoutSleeping(socket, for: replyWindow.current)
-        let processorTime = polling ? SystemCall.threadProcessorTime() - processorBefore : .zero
+        let (caught, processorTime) = SystemCall.pollWithoutSleepingMeasured(
+            socket, for: poll > .zero ? replyWindow.current : .zero)
         while !caught {
             let left = deadline - (ContinuousClock.now - started)
             guard left > .zero else { throw .deadlineExceeded(deadline) }

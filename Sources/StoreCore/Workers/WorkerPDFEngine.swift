@@ -25,8 +25,7 @@ struct WorkerPDFEngine: FingerprintedPDFEngine {
     /// - Throws: `PDFError` (`.empty`, `.damaged`, `.encrypted` for a missing or wrong password), or a
     ///   ``PDFWorkError`` when the worker crashed, missed its deadline, or none was free.
     func openDocument(_ data: Data, password: String?) throws -> any PDFEngineDocument {
-        guard !data.isEmpty else { throw PDFError.empty }
-        return try openDocument(data, fingerprint: ContentFingerprint(of: data), password: password)
+        try openDocument(data, fingerprint: ContentFingerprint(of: data), password: password)
     }
 
     /// Opens `data`, whose fingerprint is `contents` (the key of the remembered summaries), as
