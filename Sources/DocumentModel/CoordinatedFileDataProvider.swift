@@ -12,8 +12,9 @@ import Synchronization
 ///   is posted.
 /// - It remembers a ``ContentFingerprint`` of the content it last read or wrote, and tells its
 ///   ``coordinationDelegate`` of a change only when the content differs: a `touch`, a `chmod` or a rewrite of
-///   the same bytes is silent. The check reads the file (coordinated) on a private serial queue, from which
-///   the delegate is called.
+///   the same bytes is silent. The check runs on a private serial queue, from which the delegate is called: a
+///   file that is, by identity and fingerprint, the one last seen is read without coordination and costs
+///   nothing more; any other is read inside a coordinated read.
 /// - It forwards a deletion to its delegate on its presenter queue; a coordinated deletion proceeds once the
 ///   delegate calls the completion handler.
 /// - It keeps the bytes it last read or wrote (shared, not copied, with whoever got them from ``data()``), so
@@ -48,6 +49,11 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         var inodeWatch: Int32?
         /// An inode event's check is waiting to run.
         var inodeCheckPending = false
+        /// When the verification waiting to run is due (the latest one asked for); nil when none waits.
+        var verificationDue: ContinuousClock.Instant?
+        /// Verifications run, and checks that coordinated (for tests that count work).
+        var verificationsRun = 0
+        var coordinatedChecks = 0
     }
 
     private let state = Mutex(State())
@@ -328,9 +334,14 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
     // MARK: private
 
     /// Compares the file with the fingerprint last seen and tells the delegate of a difference. A verification
-    /// (`verifying`) also reports a file found missing that nobody reported deleted.
+    /// (`verifying`) also reports a file found missing that nobody reported deleted. A file that is, by a look
+    /// without coordination, exactly the one last seen costs no coordination (the echo of this provider's own
+    /// write, a verification that finds nothing); any other is read inside a coordinated read.
     private func checkForContentChange(verifying: Bool = false) {
         guard let delegate = coordinationDelegate else { return }
+        if verifying { state.withLock { $0.verificationsRun += 1 } }
+        if isUnchangedByUncoordinatedLook() { return }
+        state.withLock { $0.coordinatedChecks += 1 }
         let current: ContentFingerprint
         var identity: FileIdentity?
         do {
@@ -390,15 +401,63 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
 
     /// Checks the file again once the watcher's suppression of a coordinated write's echo is surely over: a
     /// program that changed or deleted the file without coordination just after (or during) that write is not
-    /// missed. Costs one coordinated read and a fingerprint when nothing changed.
+    /// missed. Verifications asked for while one waits are one check, at the latest one's time (an upload's
+    /// write and its registration ask within a millisecond). Costs a read and a fingerprint, without
+    /// coordination, when nothing changed (see ``isUnchangedByUncoordinatedLook()``); a coordinated check else.
     private func scheduleVerification() {
-        let delay = CoordinationService.uncoordinatedChangeDebounce * 2 + .milliseconds(20)
-        let nanoseconds =
-            Int(delay.components.seconds) * 1_000_000_000
-            + Int(delay.components.attoseconds / 1_000_000_000)
-        changeQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
-            self?.checkForContentChange(verifying: true)
+        let due = ContinuousClock.now + CoordinationService.uncoordinatedChangeDebounce * 2 + .milliseconds(20)
+        let first = state.withLock { state in
+            defer { state.verificationDue = max(state.verificationDue ?? due, due) }
+            return state.verificationDue == nil
         }
+        if first { runVerification(at: due) }
+    }
+
+    /// Runs the waiting verification at `instant`, or later when a later one was asked for meanwhile.
+    private func runVerification(at instant: ContinuousClock.Instant) {
+        let delay = max(.zero, instant - ContinuousClock.now)
+        let nanoseconds =
+            Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
+        changeQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+            guard let self else { return }
+            let later = self.state.withLock { state -> ContinuousClock.Instant? in
+                guard let due = state.verificationDue, due > ContinuousClock.now else {
+                    state.verificationDue = nil
+                    return nil
+                }
+                return due
+            }
+            if let later { return self.runVerification(at: later) }
+            self.checkForContentChange(verifying: true)
+        }
+    }
+
+    /// A check's first look, without coordination: true when the file at the path is, by its identity
+    /// (inode, size, times, links) and its fingerprint, exactly the one this provider last wrote, read or
+    /// checked, with nothing reported unreadable or deleted since. Then nothing changed and nothing is updated.
+    /// Reading without coordination is sound here because only "unchanged" is concluded: a coordinated
+    /// writer's half-written file, a replaced or a missing one differs in identity or in fingerprint, and is
+    /// then checked inside a coordinated read as any change is.
+    private func isUnchangedByUncoordinatedLook() -> Bool {
+        let known = state.withLock { state -> (ContentFingerprint, FileIdentity)? in
+            guard let fingerprint = state.fingerprint, let identity = state.identity,
+                !state.unreadableReported, !state.deletionReported
+            else { return nil }
+            return (fingerprint, identity)
+        }
+        guard let known else { return false }
+        var identity: FileIdentity?
+        guard
+            let current = try? FileSystemCalls.fingerprintOfFile(
+                fileURL.path, confinement: confinement, opened: { _, info in identity = FileIdentity(info) })
+        else { return false }
+        return current == known.0 && identity == known.1
+    }
+
+    /// How many verifications this provider ran, and how many of its checks coordinated (for tests that count
+    /// work); `isVerificationWaiting` is true while a verification is scheduled.
+    package var checksMade: (verifications: Int, coordinated: Int, isVerificationWaiting: Bool) {
+        state.withLock { ($0.verificationsRun, $0.coordinatedChecks, $0.verificationDue != nil) }
     }
 
     private func remember(

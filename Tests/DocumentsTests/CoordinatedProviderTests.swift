@@ -1,4 +1,5 @@
 import CQuireLinux
+import DocumentModel
 import Documents
 import FileCoordination
 import Foundation
@@ -209,6 +210,44 @@ struct CoordinatedProviderTests {
         }
     }
 
+    @Test("A write's verification and its registration's are one check, coordinated only when the file changed")
+    func verificationsAreOneUncoordinatedLook() async throws {
+        try await offPool {
+            let folder = try Folder()
+            defer { folder.remove() }
+            let url = try folder.copy("one-page.pdf")
+            let provider = CoordinatedFileDataProvider(fileURL: url)
+            let delegate = RecordingDelegate()
+            provider.coordinationDelegate = delegate
+            _ = try provider.data()
+            try observe([provider])
+            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+            let before = provider.checksMade
+
+            // As an upload does: the write asks for a verification, the registration right after for another.
+            let sink = try provider.createDataSink(options: [])
+            #expect(sink.writeData(try Fixture.data("metadata.pdf")) && sink.finish())
+            try provider.replaceContents(with: sink)
+            provider.verifyAfterRegistration()
+            #expect(waitForVerifications(of: provider, beyond: before.verifications))
+            let quiet = provider.checksMade
+            #expect(quiet.verifications == before.verifications + 1)
+            #expect(quiet.coordinated == before.coordinated)
+            #expect(delegate.calls.all.isEmpty)
+
+            // A file changed without coordination and unseen by any watcher (as in a write's echo; here the
+            // provider is no longer observed) is checked inside a coordinated read, and reported.
+            FilePresenterCoordinator.shared.unobserve([provider])
+            try Fixture.data("mixed-sizes.pdf").write(to: url)
+            provider.verifyAfterRegistration()
+            #expect(waitForVerifications(of: provider, beyond: quiet.verifications))
+            provider.waitForChecksInProgress()
+            #expect(provider.checksMade.coordinated >= quiet.coordinated + 1)
+            #expect(provider.lastSeenFingerprint == ContentFingerprint(of: try Fixture.data("mixed-sizes.pdf")))
+            #expect(delegate.calls.all.contains(.changed(onMainThread: false)))
+        }
+    }
+
     @Test("resolveFileConflict(.save) restores a deleted file from the last bytes read; without a copy it does nothing")
     func providerSaveResolution() async throws {
         try await offPool {
@@ -230,6 +269,17 @@ struct CoordinatedProviderTests {
             #expect(try Data(contentsOf: url) == bytes)
         }
     }
+}
+
+/// Waits (bounded) until `provider` ran a verification more than `count` and none waits any more.
+private func waitForVerifications(of provider: CoordinatedFileDataProvider, beyond count: Int) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: Bound.positive)
+    while Date() < deadline {
+        let made = provider.checksMade
+        if made.verifications > count && !made.isVerificationWaiting { return true }
+        usleep(5_000)
+    }
+    return false
 }
 
 /// setxattr(2), through the project's C shim (Glibc's Swift module does not export <sys/xattr.h>).

@@ -190,6 +190,25 @@ struct LibraryWithoutHTTPTests {
         }
     }
 
+    @Test("an upload's own file events in the watched files/ directory read nothing from the catalog")
+    func uploadsAreNotLookedUp() async throws {
+        try await Self.withStore { store in
+            await store.library.start()  // files/ is watched for its dormant documents from here on
+            for number in 1...20 {
+                _ = try await store.create(TextPDF.make(["upload \(number)"], title: "Upload \(number)"))
+            }
+            // A file of no document: its event is looked up. Its directory's events reach the library in order,
+            // so once it is counted, every upload's rename before it has been seen.
+            let stranger = store.directory.appendingPathComponent("store/files/not-a-document.txt")
+            try Data("hello".utf8).write(to: stranger)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while store.library.dormantLookups < 1 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(store.library.dormantLookups == 1)
+        }
+    }
+
     @Test("the documents are listed oldest first, page by page")
     func listing() async throws {
         try await Self.withStore { store in

@@ -172,10 +172,11 @@ public struct Catalog: CatalogDatabase {
         guard !paths.isEmpty else { return [] }
         return try await read("find the documents of \(paths.count) files") { db in
             let marks = Array(repeating: "?", count: paths.count).joined(separator: ", ")
-            return try DocumentRecord.fetchAll(
-                db,
-                sql: "SELECT * FROM documents WHERE id IN (SELECT documentId FROM document_files WHERE path IN (\(marks)))",
-                arguments: StatementArguments(paths))
+            let sql =
+                "SELECT * FROM documents WHERE id IN (SELECT documentId FROM document_files WHERE path IN (\(marks)))"
+            // One file (a watched directory's event) is the common question: its statement is compiled once.
+            let statement = try paths.count == 1 ? db.cachedStatement(sql: sql) : db.makeStatement(sql: sql)
+            return try DocumentRecord.fetchAll(statement, arguments: StatementArguments(paths))
         }
     }
 

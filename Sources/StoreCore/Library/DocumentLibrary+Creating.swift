@@ -110,6 +110,9 @@ extension DocumentLibrary {
         providers: [CoordinatedFileDataProvider]? = nil, placing: (@Sendable () throws -> Void)? = nil
     ) async throws -> (DocumentInfo, EntityTag) {
         try await lane(id).run {
+            // Until it is open, its files' events need no catalog read (``dormantPathChanged(_:)``).
+            state.withLock { _ = $0.entering.insert(id) }
+            defer { state.withLock { _ = $0.entering.remove(id) } }
             let now = Date()
             let placeholder = DocumentRecord(
                 id: id, files: files, origin: origin, pageCount: 0, size: 0, etag: EntityTag(content: Data()),

@@ -24,6 +24,8 @@ public final class DocumentLibrary: Sendable {
         /// leaves the map when its last operation ends (in the same critical section as the count reaching zero),
         /// so a newcomer either joins the lane that is still in use or makes a fresh one no one else holds.
         var lanes: [DocumentID: (lane: OperationLane, users: Int)] = [:]
+        /// The documents whose first files are being put in place and opened (``create``), until they are open.
+        var entering: Set<DocumentID> = []
         var isShutDown = false
     }
 
@@ -77,6 +79,10 @@ public final class DocumentLibrary: Sendable {
     let catchUpState = Mutex<(running: Bool, again: Bool)>((false, false))
     /// The documents waiting for the search index (``runIndexing()``).
     let searchIndexing: SearchIndexing
+    /// How many file events of watched directories were looked up in the catalog (``dormantPathChanged(_:)``).
+    private let dormantLookupCount = Atomic<Int>(0)
+    /// How many file events of watched directories were looked up in the catalog, for tests that count work.
+    package var dormantLookups: Int { dormantLookupCount.load(ordering: .relaxed) }
 
     /// Makes the library over an open catalog; starts its thread pool (one thread per core, at least two).
     /// - Parameters:
@@ -448,13 +454,33 @@ public final class DocumentLibrary: Sendable {
 
     /// A file in a watched directory was written, created, replaced or deleted: the documents that hold it and are
     /// not open are opened, which records the change (an open document's own presenters tell it).
+    /// A file of `<store>/files` named for a document that is open or entering the store (an upload's own
+    /// rename, its first file appearing) is not looked up in the catalog: the answer would be "open, nothing to
+    /// do" (an open document's presenters hear of its files, and an entering one checks its files once
+    /// registered), at the cost of a catalog read per upload.
     func dormantPathChanged(_ path: String) {
+        if let id = uploadedDocument(at: path),
+            state.withLock({ $0.open[id] != nil || $0.entering.contains(id) })
+        {
+            return
+        }
+        dormantLookupCount.add(1, ordering: .relaxed)
         Task {
             guard let holders = try? await catalog.documents(holdingAnyOf: [path]) else { return }
             for record in holders where record.state != .deleted && state.withLock({ $0.open[record.id] == nil }) {
                 dormantFileChanged(record.id)
             }
         }
+    }
+
+    /// The document an upload's file at `path` (`<store>/files/<id>.pdf`) belongs to, by its name; nil for any
+    /// other path.
+    func uploadedDocument(at path: String) -> DocumentID? {
+        let directory = uploadDirectory.path
+        guard path.count > directory.count + 5, path.hasPrefix(directory), path.hasSuffix(".pdf") else { return nil }
+        let name = path.dropFirst(directory.count)
+        guard name.first == "/" else { return nil }
+        return DocumentID(rawValue: String(name.dropFirst().dropLast(4)))
     }
 
     /// A file in a watched directory was renamed: the records of the documents that hold it and are not open
