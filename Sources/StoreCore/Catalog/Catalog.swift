@@ -39,7 +39,14 @@ public struct Catalog: CatalogDatabase {
             configuration.busyMode = .timeout(5)
             // A new catalog's pages are 8 KiB: a page of a PDF's text (2 to 4 KiB) leaves less of a database page
             // empty than at SQLite's 4 KiB. An existing catalog keeps its page size (WAL mode cannot change it).
-            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)") }
+            // Temporary structures (a trigger's rows from json_each, a statement's journal) stay in memory. As
+            // files in /var/tmp, one document insert in six created and unlinked one; on ext4 without a journal,
+            // every file created in the next 30 s steps over each inode freed that way. What the catalog's
+            // statements keep there is small: listings walk indexes, a search sorts at most its page of results.
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)")
+                try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            }
             database = try DatabasePool(path: databaseURL.path, configuration: configuration)
             // A migration this build does not know: a newer Quire wrote the catalog, and this one must not touch it.
             if try database.read({ try CatalogSchema.migrator.hasBeenSuperseded($0) }) {
