@@ -53,16 +53,7 @@ struct CoordinatedProviderTests {
 
     @Test("A coordinated write that changes the content gives exactly one delegate call, off the main thread")
     func contentChangeForwardedOnce() async throws {
-        try await offPool {
-            let folder = try Folder()
-            defer { folder.remove() }
-            let url = try folder.copy("one-page.pdf")
-            let provider = CoordinatedFileDataProvider(fileURL: url)
-            let delegate = RecordingDelegate()
-            provider.coordinationDelegate = delegate
-            _ = try provider.data()
-            try observe([provider])
-            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+        try await withObservedProvider { url, provider, delegate in
 
             try coordinatedReplace(url, with: Fixture.data("metadata.pdf"))
             #expect(delegate.calls.wait(for: 1))
@@ -73,16 +64,8 @@ struct CoordinatedProviderTests {
 
     @Test("A touch, an xattr, a same-bytes rewrite and a metadata-only coordinated write give no delegate call")
     func metadataOnlyChangesAreSilent() async throws {
-        try await offPool {
-            let folder = try Folder()
-            defer { folder.remove() }
-            let url = try folder.copy("one-page.pdf")
-            let provider = CoordinatedFileDataProvider(fileURL: url)
-            let delegate = RecordingDelegate()
-            provider.coordinationDelegate = delegate
-            let original = try provider.data()
-            try observe([provider])
-            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+        try await withObservedProvider { url, provider, delegate in
+            let original = try Fixture.data("one-page.pdf")
 
             // touch (uncoordinated, attributes only)
             #expect(utimensat(AT_FDCWD, url.path, nil, 0) == 0)
@@ -110,16 +93,7 @@ struct CoordinatedProviderTests {
 
     @Test("An uncoordinated overwrite that changes the content is forwarded once")
     func uncoordinatedChange() async throws {
-        try await offPool {
-            let folder = try Folder()
-            defer { folder.remove() }
-            let url = try folder.copy("one-page.pdf")
-            let provider = CoordinatedFileDataProvider(fileURL: url)
-            let delegate = RecordingDelegate()
-            provider.coordinationDelegate = delegate
-            _ = try provider.data()
-            try observe([provider])
-            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+        try await withObservedProvider { url, provider, delegate in
 
             try Fixture.data("metadata.pdf").write(to: url)
             #expect(delegate.calls.wait(for: 1))
@@ -129,16 +103,7 @@ struct CoordinatedProviderTests {
 
     @Test("A change or a deletion made without coordination just after a coordinated write is not lost in its echo")
     func changesRightAfterACoordinatedWrite() async throws {
-        try await offPool {
-            let folder = try Folder()
-            defer { folder.remove() }
-            let url = try folder.copy("one-page.pdf")
-            let provider = CoordinatedFileDataProvider(fileURL: url)
-            let delegate = RecordingDelegate()
-            provider.coordinationDelegate = delegate
-            _ = try provider.data()
-            try observe([provider])
-            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+        try await withObservedProvider { url, provider, delegate in
 
             // Both changes may be seen as one (the check after the coordinated write may already read the second
             // content); what must not happen is that the provider stays on the first content.
@@ -166,17 +131,7 @@ struct CoordinatedProviderTests {
 
     @Test("A coordinated deletion reaches the delegate and proceeds only after its completion handler")
     func deletionWaitsForDelegate() async throws {
-        try await offPool {
-            let folder = try Folder()
-            defer { folder.remove() }
-            let url = try folder.copy("one-page.pdf")
-            let provider = CoordinatedFileDataProvider(fileURL: url)
-            let delegate = RecordingDelegate()
-            delegate.deletionDelay = 0.3
-            provider.coordinationDelegate = delegate
-            _ = try provider.data()
-            try observe([provider])
-            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+        try await withObservedProvider(deletionDelay: 0.3) { url, provider, delegate in
 
             let deletedAt = Locked<Date?>(nil)
             try boundedCoordinator().coordinate(writingItemAt: url, options: .forDeleting) { url in
@@ -192,16 +147,7 @@ struct CoordinatedProviderTests {
 
     @Test("The provider's own writes are not reported to its delegate")
     func ownWritesAreSilent() async throws {
-        try await offPool {
-            let folder = try Folder()
-            defer { folder.remove() }
-            let url = try folder.copy("one-page.pdf")
-            let provider = CoordinatedFileDataProvider(fileURL: url)
-            let delegate = RecordingDelegate()
-            provider.coordinationDelegate = delegate
-            _ = try provider.data()
-            try observe([provider])
-            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+        try await withObservedProvider { url, provider, delegate in
 
             let sink = try provider.createDataSink(options: [])
             #expect(sink.writeData(try Fixture.data("metadata.pdf")) && sink.finish())
@@ -212,16 +158,7 @@ struct CoordinatedProviderTests {
 
     @Test("A write's verification and its registration's are one check, coordinated only when the file changed")
     func verificationsAreOneUncoordinatedLook() async throws {
-        try await offPool {
-            let folder = try Folder()
-            defer { folder.remove() }
-            let url = try folder.copy("one-page.pdf")
-            let provider = CoordinatedFileDataProvider(fileURL: url)
-            let delegate = RecordingDelegate()
-            provider.coordinationDelegate = delegate
-            _ = try provider.data()
-            try observe([provider])
-            defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+        try await withObservedProvider { url, provider, delegate in
             let before = provider.checksMade
 
             // As an upload does: the write asks for a verification, the registration right after for another.
@@ -268,6 +205,28 @@ struct CoordinatedProviderTests {
             try provider.resolveFileConflict(with: .save)
             #expect(try Data(contentsOf: url) == bytes)
         }
+    }
+}
+
+/// Runs `body` off the cooperative pool with a provider of a copy of `one-page.pdf` (read once, as a document
+/// reads it), its recording delegate (answering deletions after `deletionDelay` seconds when given), and the
+/// provider observed; unobserves it and removes the copy after.
+private func withObservedProvider(
+    deletionDelay: Double? = nil,
+    _ body: @escaping @Sendable (URL, CoordinatedFileDataProvider, RecordingDelegate) throws -> Void
+) async throws {
+    try await offPool {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let url = try folder.copy("one-page.pdf")
+        let provider = CoordinatedFileDataProvider(fileURL: url)
+        let delegate = RecordingDelegate()
+        if let deletionDelay { delegate.deletionDelay = deletionDelay }
+        provider.coordinationDelegate = delegate
+        _ = try provider.data()
+        try observe([provider])
+        defer { FilePresenterCoordinator.shared.unobserve([provider]) }
+        try body(url, provider, delegate)
     }
 }
 
