@@ -415,10 +415,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
 
     /// Runs the waiting verification at `instant`, or later when a later one was asked for meanwhile.
     private func runVerification(at instant: ContinuousClock.Instant) {
-        let delay = max(.zero, instant - ContinuousClock.now)
-        let nanoseconds =
-            Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
-        changeQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+        onChangeQueue(after: max(.zero, instant - ContinuousClock.now)) { [weak self] in
             guard let self else { return }
             let later = self.state.withLock { state -> ContinuousClock.Instant? in
                 guard let due = state.verificationDue, due > ContinuousClock.now else {
@@ -432,8 +429,15 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
         }
     }
 
+    /// Runs `body` on the private change queue once `delay` has passed.
+    private func onChangeQueue(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        let nanoseconds =
+            Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
+        changeQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: body)
+    }
+
     /// A check's first look, without coordination: true when the file at the path is, by its identity
-    /// (inode, size, times, links) and its fingerprint, exactly the one this provider last wrote, read or
+    /// (device, inode, size, modification and change times) and its fingerprint, exactly the one this provider last wrote, read or
     /// checked, with nothing reported unreadable or deleted since. Then nothing changed and nothing is updated.
     /// Reading without coordination is sound here because only "unchanged" is concluded: a coordinated
     /// writer's half-written file, a replaced or a missing one differs in identity or in fingerprint, and is
@@ -548,10 +552,7 @@ open class CoordinatedFileDataProvider: FileDataProvider, CoordinatedFileDataPro
             return !state.inodeCheckPending
         }
         guard first else { return }
-        let delay = CoordinationService.uncoordinatedChangeDebounce
-        let nanoseconds =
-            Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
-        changeQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+        onChangeQueue(after: CoordinationService.uncoordinatedChangeDebounce) { [weak self] in
             guard let self else { return }
             self.state.withLock { $0.inodeCheckPending = false }
             self.checkForContentChange()
