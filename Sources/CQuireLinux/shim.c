@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -214,9 +215,8 @@ int CQuire_spawnResetSignals(posix_spawnattr_t *attributes) {
     return posix_spawnattr_setflags(attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 }
 
-int CQuire_setIdleScheduling(void) {
-    struct sched_param parameters = {.sched_priority = 0};
-    return sched_setscheduler(0, SCHED_IDLE, &parameters);
+int CQuire_setBackgroundPriority(void) {
+    return setpriority(PRIO_PROCESS, 0, 19);
 }
 
 int CQuire_schedulingPolicy(int pid) { return sched_getscheduler(pid); }

@@ -30,9 +30,9 @@ struct Worker: ParsableCommand {
     var pollMicroseconds: Int = 1500
 
     @Flag(
-        name: .customLong("idle-priority"),
-        help: "Run under the SCHED_IDLE policy, only on processors nothing else wants (the search index's workers).")
-    var idlePriority = false
+        name: .customLong("background-priority"),
+        help: "Run at nice 19, the lowest priority of the normal policy (the search index's workers).")
+    var backgroundPriority = false
 
     @Option(
         name: .customLong("text-threads"),
@@ -47,11 +47,11 @@ struct Worker: ParsableCommand {
             socket: 3, poll: .microseconds(max(0, min(pollMicroseconds, 100_000))),
             textThreads: max(1, min(textThreads, 64)))
         loop.confine(memoryLimitMiB: memoryLimitMiB)
-        if idlePriority, CQuire_setIdleScheduling() != 0 {
+        if backgroundPriority, CQuire_setBackgroundPriority() != 0 {
             // The service relies on it: a background worker at normal priority would take processors from requests.
             let reason = String(cString: strerror(errno))
             FileHandle.standardError.write(
-                Data("quire-pdf worker: cannot take the SCHED_IDLE policy (\(reason)); refusing to serve\n".utf8))
+                Data("quire-pdf worker: cannot take the background priority (nice 19: \(reason)); refusing to serve\n".utf8))
             Glibc.exit(70)
         }
         sandbox.enter()

@@ -75,7 +75,7 @@ struct PDFWorkPriorityTests {
         #expect(scheduler.submitted(7, key: "b", priority: .background, now: t0) == [.rejectQueueFull(7)])  // twice
     }
 
-    @Test("The pool runs background requests in SCHED_IDLE workers of their own and interactive ones in normal ones")
+    @Test("The pool runs background requests in workers of their own at nice 19 and interactive ones at nice 0")
     func backgroundWorkersRunAtIdlePriority() async throws {
         let pool = PDFWorkerPool(
             settings: .init(
@@ -89,12 +89,14 @@ struct PDFWorkPriorityTests {
         #expect(String(decoding: background, as: UTF8.self).contains("Hello from page one."))
         let backgroundWorkers = pool.workerProcessIDs
         try #require(backgroundWorkers.count == 1)
-        #expect(CQuire_schedulingPolicy(backgroundWorkers[0]) == SCHED_IDLE_POLICY)
+        #expect(CQuire_schedulingPolicy(backgroundWorkers[0]) == SCHED_OTHER_POLICY)
+        #expect(niceness(of: backgroundWorkers[0]) == 19)
         let interactive = try await pool.run(request, pdf: pdf, key: "a")
         #expect(String(decoding: interactive, as: UTF8.self).contains("Hello from page one."))
         let interactiveWorkers = pool.workerProcessIDs.filter { !backgroundWorkers.contains($0) }
         try #require(interactiveWorkers.count == 1)
         #expect(CQuire_schedulingPolicy(interactiveWorkers[0]) == SCHED_OTHER_POLICY)
+        #expect(niceness(of: interactiveWorkers[0]) == 0)
         #expect(pool.occupancy.total == 1)
     }
 
@@ -135,6 +137,12 @@ struct PDFWorkPriorityTests {
     }
 }
 
-/// Linux's SCHED_OTHER and SCHED_IDLE policy numbers (sched.h; Glibc's module leaves SCHED_IDLE out).
+/// Linux's SCHED_OTHER policy number (sched.h).
 private let SCHED_OTHER_POLICY: Int32 = 0
-private let SCHED_IDLE_POLICY: Int32 = 5
+
+/// The nice value of process `pid` (its main thread), read with getpriority; nil when it cannot be read.
+private func niceness(of pid: pid_t) -> Int32? {
+    errno = 0
+    let value = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid))
+    return value == -1 && errno != 0 ? nil : value
+}

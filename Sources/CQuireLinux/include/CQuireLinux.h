@@ -100,11 +100,12 @@ int CQuire_spawnCloseFrom(posix_spawn_file_actions_t *actions, int lowest);
 /// spawning thread blocks or handles): 0, or an error number.
 int CQuire_spawnResetSignals(posix_spawnattr_t *attributes);
 
-/// sched_setscheduler(0, SCHED_IDLE): this thread runs only on processors nothing else wants (glibc's
-/// posix_spawnattr_setschedpolicy refuses SCHED_IDLE, so a child takes it itself). 0, or -1 with errno.
-int CQuire_setIdleScheduling(void);
+/// setpriority(PRIO_PROCESS, 0, 19): this thread, and every thread it starts afterwards, at the lowest priority of
+/// the normal policy (nice 19: a weight of 15 against 1,024 at nice 0, so 1.5 % of a processor that work at nice 0
+/// wants too). An unprivileged process cannot raise it again. 0, or -1 with errno.
+int CQuire_setBackgroundPriority(void);
 
-/// The scheduling policy of process `pid` (0: this one): SCHED_IDLE is 5; -1 with errno on failure.
+/// The scheduling policy of process `pid` (0: this one): SCHED_OTHER is 0, SCHED_IDLE 5; -1 with errno on failure.
 int CQuire_schedulingPolicy(int pid);
 
 /// prctl(PR_SET_PDEATHSIG, signal): this process gets `signal` when its parent thread ends.

@@ -15,8 +15,9 @@
 ///
 /// Background requests (the search index's text extraction, ``Priority/background``) run only on background slots
 /// (``backgroundSlotCount`` of them, numbered after the interactive ones), which interactive requests never take:
-/// the executor starts their processes at the lowest CPU priority (`SCHED_IDLE`), so extraction uses what the
-/// processors leave and an interactive request never waits for a worker, nor for a processor, because of it.
+/// the executor starts their processes at the lowest priority of the normal policy (nice 19, 1.5 % of a processor
+/// that work at nice 0 wants too), so extraction uses what the processors leave and an interactive request never
+/// waits for a worker, and hardly for a processor, because of it.
 /// They wait in one queue of their own, first come first served, and count neither towards a document's running
 /// limit nor towards its heaviness. With no background slot, a background request is rejected at once.
 ///

@@ -29,10 +29,10 @@ final class PDFWorkerPool: Sendable {
         /// How many worker processes serve interactive requests.
         var workers: Int
         /// How many worker processes serve background requests (the search index's extraction) only, each started
-        /// at the lowest CPU priority (`SCHED_IDLE`): 0 refuses background requests.
+        /// at the lowest priority of the normal policy (nice 19): 0 refuses background requests.
         var backgroundWorkers: Int = 0
-        /// How many threads of a background worker extract the pages of one texts request: at the idle policy
-        /// they take only processors nothing else wants, so together the background workers may have one per
+        /// How many threads of a background worker extract the pages of one texts request: at nice 19 they take
+        /// little of a processor that other work wants, so together the background workers may have one per
         /// processor.
         var backgroundTextThreads: Int = 1
         /// How long one request may wait and then run.
@@ -261,7 +261,7 @@ final class PDFWorkerPool: Sendable {
         slots.compactMap { slot in slot.isBusy.withLock { $0 } ? slot.processID.withLock { $0 } : nil }
     }
 
-    /// How many interactive slots hold a request now (background ones run at idle priority: they take no
+    /// How many interactive slots hold a request now (background ones run at nice 19: they take hardly any of a
     /// processor an interactive request wants).
     fileprivate var busyInteractiveSlotCount: Int {
         slots.reduce(0) { $0 + (!$1.background && $1.isBusy.withLock { $0 } ? 1 : 0) }
@@ -350,7 +350,7 @@ final class PDFWorkerPool: Sendable {
         let processID = Mutex<pid_t?>(nil)
         /// Whether the slot's process holds a request now, readable from anywhere.
         let isBusy = Mutex(false)
-        /// Whether the slot serves background requests only (its process runs at `SCHED_IDLE`).
+        /// Whether the slot serves background requests only (its process runs at nice 19).
         let background: Bool
 
         init(index: Int, background: Bool) {
@@ -398,7 +398,7 @@ final class PDFWorkerPool: Sendable {
                 if process == nil {
                     process = try PDFWorkerProcess.start(
                         executable: settings.executable, memoryLimitMiB: settings.memoryLimitMiB,
-                        idlePoll: settings.idlePoll, idlePriority: background,
+                        idlePoll: settings.idlePoll, backgroundPriority: background,
                         textThreads: background ? settings.backgroundTextThreads : 1)
                 }
                 guard let process else { throw .unavailable("no worker process") }

@@ -42,26 +42,26 @@ final class PDFWorkerProcess {
 
     /// Starts `executable worker` with a `SOCK_SEQPACKET` socket as its descriptor 3, an empty signal mask, no
     /// other inherited descriptor and the environment without `QUIRE_*` variables (the token stays here) and
-    /// without Swift's backtracer; with `idlePriority`, told to take the `SCHED_IDLE` policy before its first
-    /// request (it then runs only on processors nothing else wants; an unprivileged process cannot leave that
-    /// policy, so such a worker serves background work only); `textThreads` threads extract the pages of one
-    /// texts request.
+    /// without Swift's backtracer; with `backgroundPriority`, told to take nice 19 before its first request (the
+    /// lowest priority of the normal policy: against work at nice 0 it gets 1.5 % of a processor; an unprivileged
+    /// process cannot raise it again, so such a worker serves background work only); `textThreads` threads
+    /// extract the pages of one texts request.
     /// - Throws: ``PDFWorkError/unavailable(_:)`` when the socket or the process cannot be made.
     static func start(
-        executable: String, memoryLimitMiB: Int, idlePoll: Duration = .microseconds(1500), idlePriority: Bool = false,
+        executable: String, memoryLimitMiB: Int, idlePoll: Duration = .microseconds(1500), backgroundPriority: Bool = false,
         textThreads: Int = 1
     ) throws(PDFWorkError) -> PDFWorkerProcess {
         // From the spawner's thread: a worker dies with the thread that started it (PR_SET_PDEATHSIG).
         try WorkerSpawner.shared.run { () throws(PDFWorkError) -> PDFWorkerProcess in
             try startHere(
-                executable: executable, memoryLimitMiB: memoryLimitMiB, idlePoll: idlePoll, idlePriority: idlePriority,
+                executable: executable, memoryLimitMiB: memoryLimitMiB, idlePoll: idlePoll, backgroundPriority: backgroundPriority,
                 textThreads: textThreads)
         }
     }
 
-    /// ``start(executable:memoryLimitMiB:idlePoll:idlePriority:textThreads:)`` on the calling thread.
+    /// ``start(executable:memoryLimitMiB:idlePoll:backgroundPriority:textThreads:)`` on the calling thread.
     private static func startHere(
-        executable: String, memoryLimitMiB: Int, idlePoll: Duration, idlePriority: Bool, textThreads: Int
+        executable: String, memoryLimitMiB: Int, idlePoll: Duration, backgroundPriority: Bool, textThreads: Int
     ) throws(PDFWorkError) -> PDFWorkerProcess {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0
@@ -79,7 +79,7 @@ final class PDFWorkerProcess {
         let pollMicroseconds = idlePoll.components.seconds * 1_000_000 + idlePoll.components.attoseconds / 1_000_000_000_000
         let arguments =
             [executable, "worker", "--memory-limit", String(memoryLimitMiB), "--poll-microseconds",
-             String(pollMicroseconds)] + (idlePriority ? ["--idle-priority"] : [])
+             String(pollMicroseconds)] + (backgroundPriority ? ["--background-priority"] : [])
             + (textThreads > 1 ? ["--text-threads", String(textThreads)] : [])
         // No QUIRE_* variable (the token stays in the service), none of the supervisor's, and no Swift backtracer: a crash ends the
         // worker at once.
