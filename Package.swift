@@ -48,6 +48,8 @@ let package = Package(
         // generator runs by hand and in `make check-generated`, never as a build plugin), and their runtime.
         .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        // The generated client's transport in StoreClient: AsyncHTTPClient, which the event feed uses as well.
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
     ],
     targets: [
         // poppler-glib + cairo (+ gio, linked by the modulemap: notes P2).
@@ -204,6 +206,9 @@ let package = Package(
             dependencies: [
                 "QuireAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -263,6 +268,8 @@ let package = Package(
             dependencies: [
                 "quire", "quire-pdf", "quire-store", "StoreClient", "QuireTestSupport", "CQuireLinux",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
         // What several test targets share: a private PostgreSQL server the tests start.

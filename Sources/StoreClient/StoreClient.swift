@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
 import QuireAPI
 
 /// A typed client of the document-store service's HTTP API (`openapi.yaml`): documents, pages, conflicts, and
@@ -18,6 +20,8 @@ public final class StoreClient: Sendable {
     /// How long a request may take until the answer's head arrives.
     public let requestTimeout: Duration
     let httpClient: HTTPClient
+    /// The client swift-openapi-generator made from openapi.yaml, over `httpClient`, through ``ClientEdge``.
+    let api: QuireAPI.Client
 
     /// The largest answer body the client reads (a PDF or a rendered page).
     static let maximumBodyBytes = 512 * 1024 * 1024
@@ -45,6 +49,11 @@ public final class StoreClient: Sendable {
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(45))
         configuration.redirectConfiguration = .disallow
         httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        api = QuireAPI.Client(
+            serverURL: url, configuration: .init(dateTranscoder: RFC3339Dates()),
+            transport: AsyncHTTPClientTransport(
+                configuration: .init(client: httpClient, timeout: .nanoseconds(Self.nanoseconds(requestTimeout)))),
+            middlewares: [ClientEdge(token: token, server: trimmed, maximumBodyBytes: Self.maximumBodyBytes)])
     }
 
     /// Closes the client's connections; the client cannot be used afterwards. A client dropped without it
@@ -80,15 +89,10 @@ public final class StoreClient: Sendable {
     public func documentPage(
         limit: Int? = nil, states: Set<DocumentState> = [], updatedSince: Date? = nil, cursor: String? = nil
     ) async throws -> DocumentListPage {
-        var query: [(String, String)] = []
-        if let limit { query.append(("limit", String(limit))) }
-        query += states.map(\.rawValue).sorted().map { ("state", $0) }
-        if let updatedSince {
-            query.append(("updatedSince", updatedSince.formatted(Self.rfc3339WithFractionalSeconds)))
-        }
-        if let cursor { query.append(("cursor", cursor)) }
-        let path = "/documents" + Self.queryString(query)
-        return try await decode(DocumentListPage.self, from: send(.GET, path))
+        let query = Operations.ListDocuments.Input.Query(
+            limit: limit, cursor: cursor, state: states.isEmpty ? nil : states.sorted { $0.rawValue < $1.rawValue },
+            updatedSince: updatedSince)
+        return try await call("GET /documents") { try await api.listDocuments(query: query).ok.body.json }
     }
 
     /// `GET /documents`, page after page: every document (only those in `states` when not empty, and changed at
@@ -148,8 +152,9 @@ public final class StoreClient: Sendable {
     /// `GET /documents/{id}/versions`: the versions kept of the document's files, oldest first.
     /// - Throws: ``StoreClientError`` (`.problem` with status 404 for an unknown id).
     public func versions(of id: String) async throws -> [DocumentVersion] {
-        try await decode(Components.Schemas.VersionList.self, from: send(.GET, Self.documentPath(id) + "/versions"))
-            .versions
+        try await call("GET /documents/{id}/versions") {
+            try await api.listVersions(path: .init(id: id)).ok.body.json.versions
+        }
     }
 
     /// `POST /documents/{id}/versions/{version}/restore`: makes the version's bytes the content of its file again,
@@ -181,21 +186,27 @@ public final class StoreClient: Sendable {
     /// `GET /documents/{id}/content`: the document's PDF bytes.
     /// - Throws: ``StoreClientError``.
     public func content(of id: String) async throws -> Data {
-        try await send(.GET, Self.documentPath(id) + "/content").body
+        try await call("GET /documents/{id}/content") {
+            try await collect(api.getDocumentContent(path: .init(id: id)).ok.body.pdf)
+        }
     }
 
     /// `GET /documents/{id}/pages/{n}/text`: the text of page `page` (from 1).
     /// - Throws: ``StoreClientError`` (`.problem` with 404 for a page that does not exist).
     public func pageText(of id: String, page: Int) async throws -> String {
-        String(decoding: try await send(.GET, Self.documentPath(id) + "/pages/\(page)/text").body, as: UTF8.self)
+        try await call("GET /documents/{id}/pages/{n}/text") {
+            let text = try await api.getPageText(path: .init(id: id, n: page)).ok.body.plainText
+            return String(decoding: try await collect(text), as: UTF8.self)
+        }
     }
 
     /// `GET /documents/{id}/pages/{n}/image`: page `page` (from 1) as PNG, at `dpi` (the service's default when
     /// nil).
     /// - Throws: ``StoreClientError`` (`.problem` with 400 for a resolution above the service's limit).
     public func pageImage(of id: String, page: Int, dpi: Int? = nil) async throws -> Data {
-        let query = dpi.map { "?dpi=\($0)" } ?? ""
-        return try await send(.GET, Self.documentPath(id) + "/pages/\(page)/image" + query).body
+        try await call("GET /documents/{id}/pages/{n}/image") {
+            try await collect(api.getPageImage(path: .init(id: id, n: page), query: .init(dpi: dpi)).ok.body.png)
+        }
     }
 
     /// `PATCH /documents/{id}/metadata`: sets the metadata members given in `patch` in memory (the document
@@ -255,7 +266,9 @@ public final class StoreClient: Sendable {
     /// provided it is still at the version `etag` names.
     /// - Throws: ``StoreClientError`` (`.versionMismatch` when the document changed since `etag`).
     public func delete(_ id: String, ifMatch etag: String) async throws {
-        _ = try await send(.DELETE, Self.documentPath(id), headers: Self.ifMatch(etag), expecting: [204])
+        _ = try await call("DELETE /documents/{id}") {
+            try await api.deleteDocument(path: .init(id: id), headers: .init(ifMatch: etag)).noContent
+        }
     }
 
     /// `GET /events`: the change feed from now on, or after `lastEventID` (replayed from the service's log
@@ -267,6 +280,46 @@ public final class StoreClient: Sendable {
     }
 
     // MARK: - Requests
+
+    /// Runs one call of the generated client: an error answer arrives as the ``StoreClientError`` ``ClientEdge``
+    /// made of it, a transport failure as `.unreachable` (or `CancellationError`), an answer outside the API
+    /// (an unexpected status, content type or JSON) as `.unexpectedResponse` naming `operation`.
+    func call<T>(_ operation: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as ClientError {
+            if let own = error.underlyingError as? StoreClientError { throw own }
+            if error.underlyingError is CancellationError { throw CancellationError() }
+            if error.response == nil, !(error.underlyingError is DecodingError) {
+                throw mapTransportError(error.underlyingError)
+            }
+            throw StoreClientError.unexpectedResponse(
+                server: server, reason: "\(operation): \(Self.summary(of: error.underlyingError))")
+        } catch let error as StoreClientError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // The generated outputs' accessors (`.ok`) throw when the answer is another documented one (a 304).
+            throw StoreClientError.unexpectedResponse(server: server, reason: "\(operation): \(error)")
+        }
+    }
+
+    /// The whole of a body the generated client hands over (``ClientEdge`` bounds it).
+    func collect(_ body: HTTPBody) async throws -> Data {
+        try await Data(collecting: body, upTo: Self.maximumBodyBytes)
+    }
+
+    /// The ``StoreClientError`` an error answer stands for: `.versionMismatch` for a 412 of a document's route
+    /// (with the current entity tag and version the problem or the `ETag` header names), `.problem` otherwise.
+    static func error(status: Int, etag: String?, body: Data, path: String) -> StoreClientError {
+        let problem = problem(status: status, body: body)
+        if status == 412, let id = documentID(inPath: path) {
+            return StoreClientError.versionMismatch(
+                document: id, currentEtag: problem.etag ?? etag, currentVersion: problem.version, problem: problem)
+        }
+        return StoreClientError.problem(problem)
+    }
 
     /// An answer: status, headers, and the whole body.
     struct Answer: Sendable {
@@ -304,13 +357,10 @@ public final class StoreClient: Sendable {
         }
         let answer = Answer(
             status: Int(response.status.code), headers: response.headers, body: Data(bytes.readableBytesView))
-        if answer.status == 412, let id = Self.documentID(inPath: path) {
-            let problem = Self.problem(in: answer)
-            let current = problem.etag ?? answer.headers.first(name: "ETag")
-            throw StoreClientError.versionMismatch(
-                document: id, currentEtag: current, currentVersion: problem.version, problem: problem)
+        if answer.status >= 400 {
+            throw Self.error(
+                status: answer.status, etag: answer.headers.first(name: "ETag"), body: answer.body, path: path)
         }
-        if answer.status >= 400 { throw StoreClientError.problem(Self.problem(in: answer)) }
         guard statuses.contains(answer.status) else {
             throw StoreClientError.unexpectedResponse(
                 server: server, reason: "\(method) \(path) answered \(answer.status)")
@@ -349,11 +399,18 @@ public final class StoreClient: Sendable {
 
     /// The problem details of an error answer; a stand-in made from the status when the body is not one.
     static func problem(in answer: Answer) -> ServiceProblem {
-        if let problem = try? jsonDecoder.decode(ServiceProblem.self, from: answer.body) { return problem }
-        let status = HTTPResponseStatus(statusCode: answer.status)
-        let text = String(decoding: answer.body.prefix(200), as: UTF8.self)
+        problem(status: answer.status, body: answer.body)
+    }
+
+    /// The problem details in the `body` of an error answer of `status`; a stand-in made from the status when the
+    /// body is not one.
+    static func problem(status: Int, body: Data) -> ServiceProblem {
+        if let problem = try? jsonDecoder.decode(ServiceProblem.self, from: body) { return problem }
+        let text = String(decoding: body.prefix(200), as: UTF8.self)
             .split(whereSeparator: \.isNewline).joined(separator: " ")
-        return ServiceProblem(status: answer.status, title: status.reasonPhrase, detail: text.isEmpty ? nil : text)
+        return ServiceProblem(
+            status: status, title: HTTPResponseStatus(statusCode: status).reasonPhrase,
+            detail: text.isEmpty ? nil : text)
     }
 
     /// The `If-Match` header naming `etag`, or none.

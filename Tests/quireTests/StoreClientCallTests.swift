@@ -1,0 +1,125 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import Testing
+
+@testable import StoreClient
+
+/// StoreClient's calls through the client swift-openapi-generator made from openapi.yaml: what reaches the
+/// service (validators as given), and what an error answer becomes (one `StoreClientError`), against a real
+/// `quire serve` and, for what a service does not send, against ``ClientEdge`` alone.
+@Suite("StoreClient: calls through the generated client")
+struct StoreClientCallTests {
+    @Test("A write names its validator as given: a stale one is a versionMismatch naming the current one, the current one succeeds")
+    func validatorsGoAsGiven() async throws {
+        let sandbox = try CoordinationSandbox()
+        let service = try RunningService(sandbox: sandbox)
+        let client = try service.client()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf")))
+        let uploaded = try await client.upload(pdf: bytes)
+        await #expect {
+            try await client.delete(uploaded.id, ifMatch: #""0000-0""#)
+        } throws: { error in
+            let error = try #require(error as? StoreClientError)
+            return error.code == .versionMismatch && error.currentEtag == uploaded.etag
+                && error.currentVersion == uploaded.version
+        }
+        try await client.delete(uploaded.id, ifMatch: uploaded.etag)
+        await #expect {
+            try await client.content(of: uploaded.id)
+        } throws: { error in
+            (error as? StoreClientError)?.problem?.status == 404
+        }
+        try await client.shutdown()
+        #expect(service.stop() == 0)
+    }
+
+    @Test("Error answers arrive as the service's problem: a page that does not exist, a resolution above the limit")
+    func problemsArriveAsProblems() async throws {
+        let sandbox = try CoordinationSandbox()
+        let service = try RunningService(sandbox: sandbox)
+        let client = try service.client()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf")))
+        let uploaded = try await client.upload(pdf: bytes)
+        await #expect {
+            try await client.pageText(of: uploaded.id, page: 9)
+        } throws: { error in
+            (error as? StoreClientError)?.problem?.status == 404
+        }
+        await #expect {
+            try await client.pageImage(of: uploaded.id, page: 1, dpi: 100_000)
+        } throws: { error in
+            let problem = (error as? StoreClientError)?.problem
+            return problem?.status == 400 && problem?.parameter == "dpi"
+        }
+        #expect(try await client.versions(of: uploaded.id).isEmpty)
+        try await client.shutdown()
+        #expect(service.stop() == 0)
+    }
+
+    @Test("Nothing listening is unreachable, with the connection refused")
+    func nothingListening() async throws {
+        let client = try StoreClient(server: "http://127.0.0.1:1")
+        await #expect {
+            try await client.documentPage()
+        } throws: { error in
+            let error = try #require(error as? StoreClientError)
+            return error.code == .unreachable && error.isConnectionRefused
+        }
+        try await client.shutdown()
+    }
+
+    @Test("ClientEdge: header values the generator percent-encodes go as given, with the bearer token")
+    func headersAsGiven() async throws {
+        let edge = ClientEdge(token: "secret", server: "http://127.0.0.1:1", maximumBodyBytes: 1024)
+        var request = HTTPRequest(method: .delete, scheme: "http", authority: "127.0.0.1:1", path: "/documents/a")
+        request.headerFields[HTTPField.Name("If-Match")!] = "%22abc-2%22"
+        request.headerFields[HTTPField.Name("X-Document-Password")!] = "p%25ss%20word"
+        let seen = Seen()
+        _ = try await edge.intercept(request, body: nil, baseURL: URL(string: "http://127.0.0.1:1")!, operationID: "x") {
+            request, _, _ in
+            seen.set(request.headerFields)
+            return (HTTPResponse(status: .noContent), nil)
+        }
+        let fields = try #require(seen.fields)
+        #expect(fields[HTTPField.Name("If-Match")!] == #""abc-2""#)
+        #expect(fields[HTTPField.Name("X-Document-Password")!] == "p%ss word")
+        #expect(fields[.authorization] == "Bearer secret")
+    }
+
+    @Test("ClientEdge: a 412 of a document is a versionMismatch; a body beyond the bound fails as it is read")
+    func answersBounded() async throws {
+        let edge = ClientEdge(token: nil, server: "http://127.0.0.1:1", maximumBodyBytes: 1024)
+        let request = HTTPRequest(method: .put, scheme: "http", authority: "127.0.0.1:1", path: "/documents/a%2Fb/content")
+        await #expect {
+            _ = try await edge.intercept(request, body: nil, baseURL: URL(string: "http://127.0.0.1:1")!, operationID: "x") {
+                _, _, _ in
+                var response = HTTPResponse(status: .preconditionFailed)
+                response.headerFields[.eTag] = #""def-7""#
+                let problem = #"{"type":"/problems/precondition-failed","title":"Precondition Failed","status":412,"version":"7"}"#
+                return (response, HTTPBody(problem))
+            }
+        } throws: { error in
+            let error = try #require(error as? StoreClientError)
+            return error.code == .versionMismatch && error.currentEtag == #""def-7""# && error.currentVersion == 7
+        }
+        let (_, body) = try await edge.intercept(
+            request, body: nil, baseURL: URL(string: "http://127.0.0.1:1")!, operationID: "x"
+        ) { _, _, _ in
+            (HTTPResponse(status: .ok), HTTPBody([UInt8](repeating: 0x41, count: 1025)))
+        }
+        await #expect {
+            _ = try await Data(collecting: try #require(body), upTo: 1 << 20)
+        } throws: { error in
+            (error as? StoreClientError)?.code == .unexpectedResponse
+        }
+    }
+}
+
+/// The header fields a test's `next` saw.
+private final class Seen: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: HTTPFields?
+    var fields: HTTPFields? { lock.withLock { value } }
+    func set(_ fields: HTTPFields) { lock.withLock { value = fields } }
+}
