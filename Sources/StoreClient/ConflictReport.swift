@@ -1,17 +1,16 @@
-/// A document's conflict (`GET /documents/{id}/conflict`).
-public struct ConflictReport: Sendable, Hashable, Codable {
-    /// The conflict itself: its type and the file that changed or disappeared.
-    public struct Conflict: Sendable, Hashable, Codable {
-        /// Modification or deletion.
-        public var type: ConflictType
-        /// The path of the file that changed or disappeared.
-        public var file: String
-    }
+import QuireAPI
 
-    /// The document's id.
-    public var document: String
-    /// The document's state.
-    public var state: DocumentState
-    /// The conflict, or nil when the document is not in conflict.
-    public var conflict: Conflict?
+/// A document's conflict (`GET /documents/{id}/conflict`): its id, state, and the conflict (its type, the file that
+/// changed or disappeared, and that file's size and entity tag when it still exists), or none. openapi.yaml's
+/// `ConflictReport`, generated in QuireAPI.
+public typealias ConflictReport = Components.Schemas.ConflictReport
+
+extension Components.Schemas.ConflictReport {
+    /// The conflict itself, as ``StoreClient`` names it.
+    public typealias Conflict = ConflictPayload
+}
+
+extension Components.Schemas.ConflictReport.ConflictPayload {
+    /// Modification or deletion (the generator names the member `_type`, `type` being one of its reserved words).
+    public var type: ConflictType { _type }
 }

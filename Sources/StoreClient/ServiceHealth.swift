@@ -1,7 +1,5 @@
-/// The answer of `GET /health`.
-public struct ServiceHealth: Sendable, Hashable, Codable {
-    /// `ok` when the service serves.
-    public var status: String
-    /// The id of the newest event, 0 when there is none.
-    public var lastEventId: Int64
-}
+import QuireAPI
+
+/// The answer of `GET /health`: `status` (`ok` when the service serves) and `lastEventId` (the id of the newest
+/// event, 0 when there is none). openapi.yaml's `Health`, generated in QuireAPI.
+public typealias ServiceHealth = Components.Schemas.Health

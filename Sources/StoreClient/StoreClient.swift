@@ -71,7 +71,7 @@ public final class StoreClient: Sendable {
     /// `GET /health`: whether the service serves, and the id of its newest event.
     /// - Throws: ``StoreClientError``.
     public func health() async throws -> ServiceHealth {
-        try await decode(ServiceHealth.self, from: send(.GET, "/health"))
+        try await call("GET /health") { try await api.getHealth().ok.body.json }
     }
 
     /// `GET /nodes`: the nodes that serve the store (one, or a cluster's).
@@ -131,7 +131,7 @@ public final class StoreClient: Sendable {
     /// `GET /documents/{id}/conflict`: a document's conflict, if it has one.
     /// - Throws: ``StoreClientError``.
     public func conflict(of id: String) async throws -> ConflictReport {
-        try await decode(ConflictReport.self, from: send(.GET, Self.documentPath(id) + "/conflict"))
+        try await call("GET /documents/{id}/conflict") { try await api.getConflict(path: .init(id: id)).ok.body.json }
     }
 
     /// `POST /documents/{id}/conflict/resolve`: resolves a conflict, provided the document is still at the

@@ -13,7 +13,7 @@ struct ServeCommandTests {
         let client = try service.client()
         let health = try await client.health()
         try await client.shutdown()
-        #expect(health.status == "ok")
+        #expect(health.status == .ok)
         #expect(health.lastEventId == 0)
         #expect(service.stop() == 0)
         #expect(service.process.standardOutput == "quire serve: listening on \(service.url)\n")
@@ -88,7 +88,7 @@ struct ServeCommandTests {
         let client = try first.client()
         let health = try await client.health()
         try await client.shutdown()
-        #expect(health.status == "ok")
+        #expect(health.status == .ok)
         #expect(first.stop() == 0)
     }
 
@@ -105,7 +105,7 @@ struct ServeCommandTests {
             result.errorLines == ["quire: error: the store \(first.store.path) is in use by another quire serve"],
             "\(result.standardError)")
         let client = try first.client()
-        #expect(try await client.health().status == "ok")
+        #expect(try await client.health().status == .ok)
         try await client.shutdown()
         #expect(first.stop() == 0)
     }
