@@ -12,47 +12,51 @@ import Testing
 struct StoreClientCallTests {
     @Test("A write names its validator as given: a stale one is a versionMismatch naming the current one, the current one succeeds")
     func validatorsGoAsGiven() async throws {
-        let sandbox = try CoordinationSandbox()
-        let service = try RunningService(sandbox: sandbox)
-        let client = try service.client()
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf")))
-        let uploaded = try await client.upload(pdf: bytes)
-        await #expect {
-            try await client.delete(uploaded.id, ifMatch: #""0000-0""#)
-        } throws: { error in
-            let error = try #require(error as? StoreClientError)
-            return error.code == .versionMismatch && error.currentEtag == uploaded.etag
-                && error.currentVersion == uploaded.version
+        try await Self.withUploadedPage { client, uploaded in
+            await #expect {
+                try await client.delete(uploaded.id, ifMatch: #""0000-0""#)
+            } throws: { error in
+                let error = try #require(error as? StoreClientError)
+                return error.code == .versionMismatch && error.currentEtag == uploaded.etag
+                    && error.currentVersion == uploaded.version
+            }
+            try await client.delete(uploaded.id, ifMatch: uploaded.etag)
+            await #expect {
+                try await client.content(of: uploaded.id)
+            } throws: { error in
+                (error as? StoreClientError)?.problem?.status == 404
+            }
         }
-        try await client.delete(uploaded.id, ifMatch: uploaded.etag)
-        await #expect {
-            try await client.content(of: uploaded.id)
-        } throws: { error in
-            (error as? StoreClientError)?.problem?.status == 404
-        }
-        try await client.shutdown()
-        #expect(service.stop() == 0)
     }
 
     @Test("Error answers arrive as the service's problem: a page that does not exist, a resolution above the limit")
     func problemsArriveAsProblems() async throws {
+        try await Self.withUploadedPage { client, uploaded in
+            await #expect {
+                try await client.pageText(of: uploaded.id, page: 9)
+            } throws: { error in
+                (error as? StoreClientError)?.problem?.status == 404
+            }
+            await #expect {
+                try await client.pageImage(of: uploaded.id, page: 1, dpi: 100_000)
+            } throws: { error in
+                let problem = (error as? StoreClientError)?.problem
+                return problem?.status == 400 && problem?.parameter == "dpi"
+            }
+            let versions = try await client.versions(of: uploaded.id)
+            let report = try await client.conflict(of: uploaded.id)
+            let health = try await client.health()
+            #expect(versions.isEmpty && report.conflict == nil && health.status == .ok)
+        }
+    }
+
+    /// Runs `body` with a client of a new `quire serve` into which one-page.pdf was uploaded, then stops both.
+    private static func withUploadedPage(_ body: (StoreClient, DocumentInfo) async throws -> Void) async throws {
         let sandbox = try CoordinationSandbox()
         let service = try RunningService(sandbox: sandbox)
         let client = try service.client()
         let bytes = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf")))
-        let uploaded = try await client.upload(pdf: bytes)
-        await #expect {
-            try await client.pageText(of: uploaded.id, page: 9)
-        } throws: { error in
-            (error as? StoreClientError)?.problem?.status == 404
-        }
-        await #expect {
-            try await client.pageImage(of: uploaded.id, page: 1, dpi: 100_000)
-        } throws: { error in
-            let problem = (error as? StoreClientError)?.problem
-            return problem?.status == 400 && problem?.parameter == "dpi"
-        }
-        #expect(try await client.versions(of: uploaded.id).isEmpty)
+        try await body(client, try await client.upload(pdf: bytes))
         try await client.shutdown()
         #expect(service.stop() == 0)
     }
