@@ -94,8 +94,16 @@ struct RFC3339Dates: DateTranscoder {
     }
 
     func decode(_ text: String) throws -> Date {
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
-        if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
-        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not an RFC 3339 date: \(text)"))
+        guard let date = Self.date(from: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not an RFC 3339 date: \(text)"))
+        }
+        return date
+    }
+
+    /// The date `text` names in RFC 3339, with or without fractional seconds; nil when it names none. Both the
+    /// generated client and the hand-written calls' decoder (``StoreClient/jsonDecoder``) read dates with it.
+    static func date(from text: String) -> Date? {
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 }

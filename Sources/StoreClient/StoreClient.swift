@@ -445,19 +445,17 @@ public final class StoreClient: Sendable {
     private static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
 
-    /// RFC 3339 in UTC with milliseconds, as `updatedSince` is sent.
-    static let rfc3339WithFractionalSeconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-
-    /// Decodes the API's JSON: dates are RFC 3339, with or without fractional seconds.
+    /// Decodes the API's JSON as the generated client does: dates are RFC 3339, with or without fractional seconds
+    /// (``RFC3339Dates``).
     static let jsonDecoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
-            if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
-            if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 date: \(text)")
-            )
+            guard let date = RFC3339Dates.date(from: text) else {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 date: \(text)"))
+            }
+            return date
         }
         return decoder
     }()
