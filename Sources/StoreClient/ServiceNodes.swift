@@ -1,30 +1,14 @@
-/// `GET /nodes`: the nodes that serve the store.
-public struct ServiceNodes: Sendable, Hashable, Codable {
-    /// One node.
-    public struct Node: Sendable, Hashable, Codable {
-        /// The node's id (new at each start).
-        public var id: String
-        /// Where it listens (`host:port`).
-        public var address: String
-        /// The Quire version it runs.
-        public var version: String
-        /// When it started (RFC 3339).
-        public var startedAt: String
-        /// When it last said it was alive (RFC 3339).
-        public var lastHeartbeat: String
-        /// Whether its last heartbeat is recent (within 5 s).
-        public var live: Bool
-        /// How many documents it holds open.
-        public var openDocuments: Int
-        /// How many documents it owns (keeps open with their unsaved edits and conflicts, and answers for when
-        /// other nodes forward requests); 0 for a node alone. Nil from a server older than owners.
-        public var ownedDocuments: Int?
-    }
+import QuireAPI
 
-    /// The id of the node that answered.
-    public var node: String
-    /// Whether the store is a cluster of nodes on one PostgreSQL.
-    public var cluster: Bool
-    /// The nodes, oldest start first.
-    public var nodes: [Node]
+/// `GET /nodes`: the id of the node that answered (`node`), whether the store is a cluster of nodes on one
+/// PostgreSQL (`cluster`), and the nodes, oldest start first (`nodes`). openapi.yaml's `NodeList`, generated in
+/// QuireAPI.
+public typealias ServiceNodes = Components.Schemas.NodeList
+
+extension Components.Schemas.NodeList {
+    /// One node: its id (new at each start), address (`host:port`), Quire version, when it started and last said
+    /// it was alive, whether that heartbeat is recent (within 5 s), and how many documents it holds open and owns
+    /// (keeps open with their unsaved edits and conflicts, answering for them when other nodes forward requests; 0
+    /// for a node alone).
+    public typealias Node = NodesPayloadPayload
 }

@@ -77,7 +77,7 @@ public final class StoreClient: Sendable {
     /// `GET /nodes`: the nodes that serve the store (one, or a cluster's).
     /// - Throws: ``StoreClientError``.
     public func nodes() async throws -> ServiceNodes {
-        try await decode(ServiceNodes.self, from: send(.GET, "/nodes"))
+        try await call("GET /nodes") { try await api.getNodes().ok.body.json }
     }
 
     /// `GET /documents`: one page of the documents, oldest first: at most `limit` of them (the service's default,
@@ -114,18 +114,16 @@ public final class StoreClient: Sendable {
         _ query: String, limit: Int? = nil, states: Set<DocumentState> = [], document: String? = nil,
         cursor: String? = nil
     ) async throws -> SearchResultPage {
-        var items: [(String, String)] = [("q", query)]
-        if let limit { items.append(("limit", String(limit))) }
-        items += states.map(\.rawValue).sorted().map { ("state", $0) }
-        if let document { items.append(("document", document)) }
-        if let cursor { items.append(("cursor", cursor)) }
-        return try await decode(SearchResultPage.self, from: send(.GET, "/search" + Self.queryString(items)))
+        let query = Operations.Search.Input.Query(
+            q: query, limit: limit, cursor: cursor,
+            state: states.isEmpty ? nil : states.sorted { $0.rawValue < $1.rawValue }, document: document)
+        return try await call("GET /search") { try await api.search(query: query).ok.body.json }
     }
 
     /// `GET /documents/{id}`: a document's info.
     /// - Throws: ``StoreClientError`` (`.problem` with status 404 for an unknown id).
     public func document(_ id: String) async throws -> DocumentInfo {
-        try await decode(DocumentInfo.self, from: send(.GET, Self.documentPath(id)))
+        try await call("GET /documents/{id}") { try await api.getDocument(path: .init(id: id)).ok.body.json }
     }
 
     /// `GET /documents/{id}/conflict`: a document's conflict, if it has one.
@@ -142,11 +140,15 @@ public final class StoreClient: Sendable {
     public func resolveConflict(of id: String, by resolution: ConflictResolution, ifMatch etag: String? = nil)
         async throws -> DocumentInfo?
     {
-        let body = try JSONEncoder().encode(Components.Schemas.ResolveRequest(resolution: resolution))
-        let answer = try await send(
-            .POST, Self.documentPath(id) + "/conflict/resolve", contentType: "application/json", body: body,
-            headers: Self.ifMatch(etag), expecting: [200, 204])
-        return answer.status == 204 ? nil : try decode(DocumentInfo.self, from: answer)
+        try await call("POST /documents/{id}/conflict/resolve") {
+            switch try await api.resolveConflict(
+                path: .init(id: id), headers: .init(ifMatch: etag), body: .json(.init(resolution: resolution)))
+            {
+            case .ok(let answer): return try answer.body.json
+            case .noContent: return nil
+            case let other: throw UndocumentedAnswer(other)
+            }
+        }
     }
 
     /// `GET /documents/{id}/versions`: the versions kept of the document's files, oldest first.
@@ -162,25 +164,30 @@ public final class StoreClient: Sendable {
     /// - Throws: ``StoreClientError`` (`.problem` with 404 for an unknown version or 409 in conflict;
     ///   `.versionMismatch` when the document changed since `etag`).
     public func restoreVersion(_ version: String, of id: String, ifMatch etag: String) async throws -> DocumentInfo {
-        let path = Self.documentPath(id) + "/versions/" + Self.pathSegment(version) + "/restore"
-        return try await decode(DocumentInfo.self, from: send(.POST, path, headers: [("If-Match", etag)]))
+        try await call("POST /documents/{id}/versions/{version}/restore") {
+            try await api.restoreVersion(path: .init(id: id, version: version), headers: .init(ifMatch: etag)).ok.body
+                .json
+        }
     }
 
     /// `POST /documents` with a PDF: stores it in the service's store directory; returns the new document's info.
     /// - Throws: ``StoreClientError`` (`.problem` with 413 when too large, 422 when not a usable PDF).
     public func upload(pdf: Data) async throws -> DocumentInfo {
-        try await decode(
-            DocumentInfo.self,
-            from: send(.POST, "/documents", contentType: "application/pdf", body: pdf, expecting: [201]))
+        try await call("POST /documents") { try await api.createDocument(body: .pdf(HTTPBody(pdf))).created.body.json }
     }
 
-    /// `POST /documents` with paths: registers files under the service's roots as one document, pages in order.
-    /// - Throws: ``StoreClientError`` (`.problem` with 403 for a path outside every root).
+    /// `POST /documents` with paths: registers files under the service's roots as one document, pages in order;
+    /// returns its info, that of the document they already make up when the same files were registered before.
+    /// - Throws: ``StoreClientError`` (`.problem` with 403 for a path outside every root, 409 for a file that
+    ///   belongs to another document).
     public func register(files: [String]) async throws -> DocumentInfo {
-        let body = try JSONEncoder().encode(Components.Schemas.RegisterRequest(files: files))
-        return try await decode(
-            DocumentInfo.self,
-            from: send(.POST, "/documents", contentType: "application/json", body: body, expecting: [201]))
+        try await call("POST /documents") {
+            switch try await api.createDocument(body: .json(.init(files: files))) {
+            case .created(let answer): return try answer.body.json
+            case .ok(let answer): return try answer.body.json
+            case let other: throw UndocumentedAnswer(other)
+            }
+        }
     }
 
     /// `GET /documents/{id}/content`: the document's PDF bytes.
@@ -217,12 +224,11 @@ public final class StoreClient: Sendable {
     public func updateMetadata(of id: String, _ patch: DocumentMetadata, ifMatch etag: String? = nil) async throws
         -> DocumentInfo
     {
-        let body = try JSONEncoder().encode(patch)
-        return try await decode(
-            DocumentInfo.self,
-            from: send(
-                .PATCH, Self.documentPath(id) + "/metadata", contentType: "application/merge-patch+json", body: body,
-                headers: Self.ifMatch(etag)))
+        try await call("PATCH /documents/{id}/metadata") {
+            try await api.updateMetadata(
+                path: .init(id: id), headers: .init(ifMatch: etag), body: .applicationMergePatchJson(patch)
+            ).ok.body.json
+        }
     }
 
     /// `POST /documents/{id}/annotations`: adds a note or a highlight in memory (the document becomes dirty until
@@ -233,12 +239,10 @@ public final class StoreClient: Sendable {
     public func addAnnotation(to id: String, _ annotation: AnnotationRequest, ifMatch etag: String? = nil)
         async throws -> DocumentInfo
     {
-        let body = try JSONEncoder().encode(annotation)
-        return try await decode(
-            DocumentInfo.self,
-            from: send(
-                .POST, Self.documentPath(id) + "/annotations", contentType: "application/json", body: body,
-                headers: Self.ifMatch(etag)))
+        try await call("POST /documents/{id}/annotations") {
+            try await api.addAnnotation(path: .init(id: id), headers: .init(ifMatch: etag), body: .json(annotation)).ok
+                .body.json
+        }
     }
 
     /// `POST /documents/{id}/save`: writes the document's unsaved edits to its files, provided it is still at the
@@ -246,8 +250,9 @@ public final class StoreClient: Sendable {
     /// - Throws: ``StoreClientError`` (`.problem` with 409 in conflict; `.versionMismatch` when the document
     ///   changed since `etag`).
     public func save(_ id: String, ifMatch etag: String) async throws -> DocumentInfo {
-        try await decode(
-            DocumentInfo.self, from: send(.POST, Self.documentPath(id) + "/save", headers: Self.ifMatch(etag)))
+        try await call("POST /documents/{id}/save") {
+            try await api.saveDocument(path: .init(id: id), headers: .init(ifMatch: etag)).ok.body.json
+        }
     }
 
     /// `PUT /documents/{id}/content`: replaces the document's (one) file with `pdf`, provided the document is
@@ -255,11 +260,11 @@ public final class StoreClient: Sendable {
     /// - Throws: ``StoreClientError`` (`.problem` with 422 when `pdf` is not a usable PDF; `.versionMismatch`
     ///   when the document changed since `etag`).
     public func replaceContent(of id: String, with pdf: Data, ifMatch etag: String) async throws -> DocumentInfo {
-        try await decode(
-            DocumentInfo.self,
-            from: send(
-                .PUT, Self.documentPath(id) + "/content", contentType: "application/pdf", body: pdf,
-                headers: Self.ifMatch(etag)))
+        try await call("PUT /documents/{id}/content") {
+            try await api.replaceDocumentContent(
+                path: .init(id: id), headers: .init(ifMatch: etag), body: .pdf(HTTPBody(pdf))
+            ).ok.body.json
+        }
     }
 
     /// `DELETE /documents/{id}`: removes the document from the store (an uploaded document's file with it),
@@ -303,6 +308,13 @@ public final class StoreClient: Sendable {
             // The generated outputs' accessors (`.ok`) throw when the answer is another documented one (a 304).
             throw StoreClientError.unexpectedResponse(server: server, reason: "\(operation): \(error)")
         }
+    }
+
+    /// An answer the generated client read but the call has no use for (a documented status that does not apply,
+    /// such as a 304 to a request without a validator): ``call(_:_:)`` reports it as `.unexpectedResponse`.
+    struct UndocumentedAnswer: Error, CustomStringConvertible {
+        let description: String
+        init(_ output: some Sendable) { description = "answered \(output)" }
     }
 
     /// The whole of a body the generated client hands over (``ClientEdge`` bounds it).

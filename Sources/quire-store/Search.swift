@@ -15,7 +15,7 @@ struct Search: AsyncParsableCommand {
                 try await client.search(arguments.query, limit: arguments.limit)
             }
             if arguments.server.json {
-                StandardStreams.print(try JSONOutput.encode(page) + "\n")
+                StandardStreams.print(try JSONOutput.encode(AbsentAsNull(page)) + "\n")
             } else {
                 StandardStreams.print(page.results.map(Self.line).joined())
             }
@@ -26,12 +26,7 @@ struct Search: AsyncParsableCommand {
     private static func line(_ hit: SearchResultPage.Hit) -> String {
         var place = hit.page.map { "p. \($0)" } ?? "metadata"
         if let label = hit.label, hit.page != nil, label != String(hit.page!) { place += " (\(label))" }
-        let marked = SearchResultPage.Hit(
-            document: hit.document, title: hit.title, page: hit.page, label: hit.label,
-            snippet: hit.snippet.replacingOccurrences(of: "<mark>", with: "[")
-                .replacingOccurrences(of: "</mark>", with: "]"),
-            version: hit.version
-        ).plainSnippet
+        let marked = hit.plainSnippet(markingMatchesWith: "[", "]")
         let text = marked.split(whereSeparator: \.isNewline).joined(separator: " ")
         return "\(hit.document)  \(place)  \(hit.title ?? "(untitled)")  \(text)\n"
     }

@@ -93,11 +93,16 @@ struct StatusReport: Encodable {
         let header = ["NODE", "ADDRESS", "VERSION", "STARTED", "LAST HEARTBEAT", "OPEN", "OWNED", "LIVE"]
         let rows = nodes.map {
             [
-                $0.id, $0.address, $0.version, $0.startedAt, $0.lastHeartbeat, String($0.openDocuments),
-                $0.ownedDocuments.map(String.init) ?? "-", $0.live ? "yes" : "no",
+                $0.id, $0.address, $0.version, Self.timestamp($0.startedAt), Self.timestamp($0.lastHeartbeat),
+                String($0.openDocuments), String($0.ownedDocuments), $0.live ? "yes" : "no",
             ]
         }
         return "\n" + table(header: header, rows: rows, rightAligned: [5, 6])
+    }
+
+    /// A date as the service writes it: RFC 3339 in UTC, with milliseconds.
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     /// Rows under a header, columns as wide as their widest cell, the last one unpadded.

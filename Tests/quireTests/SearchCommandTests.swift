@@ -66,6 +66,7 @@ struct SearchCommandTests {
         #expect(page.results.map(\.document) == [uploaded.id])
         #expect(page.results.first?.page == 2)
         #expect(page.next == nil)
+        #expect(json.output.contains(#""next":null"#), "the last page's cursor is null, as the service sends it")
         let none = try QuireProcess.run(["search", "--server", service.url, "--", "-platypus"])
         #expect(none.status == 64)
         #expect(none.standardError.contains("no word to look for"), "\(none.standardError)")

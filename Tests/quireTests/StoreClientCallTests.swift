@@ -50,6 +50,30 @@ struct StoreClientCallTests {
         }
     }
 
+    @Test("Registering the same files again answers the document they make up (200); edits, a save and a PUT answer its info")
+    func registerEditSaveReplace() async throws {
+        let sandbox = try CoordinationSandbox()
+        let service = try RunningService(sandbox: sandbox)
+        let client = try service.client()
+        let file = try sandbox.copyFixture("one-page.pdf", as: "report.pdf")
+        let first = try await client.register(files: [file])
+        let again = try await client.register(files: [file])
+        #expect(again.id == first.id && again.origin == .registered && again.version == first.version)
+        let titled = try await client.updateMetadata(
+            of: first.id, DocumentMetadata(title: "Quarterly"), ifMatch: first.etag)
+        #expect(titled.state == .dirty && titled.metadata.title == "Quarterly" && titled.version == first.version + 1)
+        let noted = try await client.addAnnotation(
+            to: first.id, AnnotationRequest(kind: .note, page: 1, rect: .init(x: 10, y: 10, width: 20, height: 20)),
+            ifMatch: titled.etag)
+        let saved = try await client.save(first.id, ifMatch: noted.etag)
+        #expect(saved.state == .clean && saved.metadata.title == "Quarterly" && saved.conflictType == nil)
+        let replacement = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("page-labels.pdf")))
+        let replaced = try await client.replaceContent(of: first.id, with: replacement, ifMatch: saved.etag)
+        #expect(replaced.files.first?.size == replacement.count && replaced.version > saved.version)
+        try await client.shutdown()
+        #expect(service.stop() == 0)
+    }
+
     /// Runs `body` with a client of a new `quire serve` into which one-page.pdf was uploaded, then stops both.
     private static func withUploadedPage(_ body: (StoreClient, DocumentInfo) async throws -> Void) async throws {
         let sandbox = try CoordinationSandbox()

@@ -15,7 +15,7 @@ struct StoreScenarioTests {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: QuireProcess.fixture("one-page.pdf")))
         let uploaded = try await client.upload(pdf: bytes)
         #expect(uploaded.contentEtag == Self.entityTag(bytes))
-        #expect(uploaded.origin == "upload")
+        #expect(uploaded.origin == .upload)
         #expect(uploaded.state == .clean && uploaded.conflict == nil)
         let info = try await client.document(uploaded.id)
         #expect(info.pageCount == 1)

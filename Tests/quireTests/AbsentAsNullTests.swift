@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+@testable import StoreClient
+
+/// ``AbsentAsNull``: the generated types leave nil members out; wrapped, they write them as null, as openapi.yaml
+/// requires of `SearchResults.next`, `SearchHit.page` and the like.
+@Suite("AbsentAsNull")
+struct AbsentAsNullTests {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    static func json(_ value: some Encodable) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    @Test("nil members at every depth are null, present ones as they were; the result decodes back to the same value")
+    func nullsAtEveryDepth() throws {
+        let page = SearchResultPage(
+            results: [
+                .init(document: "d1", title: nil, page: nil, label: nil, snippet: "a <mark>b</mark>", version: 3),
+                .init(document: "d2", title: "T", page: 2, label: "ii", snippet: "c", version: 1),
+            ],
+            next: nil)
+        let plain = try Self.json(page)
+        #expect(!plain.contains("null"), "the generated type leaves nil members out: \(plain)")
+        let wrapped = try Self.json(AbsentAsNull(page))
+        #expect(
+            wrapped
+                == #"{"next":null,"results":[{"document":"d1","label":null,"page":null,"snippet":"a <mark>b</mark>","#
+                + #""title":null,"version":3},{"document":"d2","label":"ii","page":2,"snippet":"c","title":"T","version":1}]}"#
+        )
+        #expect(try JSONDecoder().decode(SearchResultPage.self, from: Data(wrapped.utf8)) == page)
+    }
+
+    @Test("dates keep the encoder's strategy, inside arrays too")
+    func datesKeepTheirStrategy() throws {
+        let started = Date(timeIntervalSince1970: 1_790_000_000)
+        let nodes = ServiceNodes(
+            node: "n1", cluster: false,
+            nodes: [
+                .init(
+                    id: "n1", address: "127.0.0.1:8080", version: "1.0", startedAt: started, lastHeartbeat: started,
+                    live: true, openDocuments: 0, ownedDocuments: 0)
+            ])
+        let wrapped = try Self.json(AbsentAsNull(nodes))
+        #expect(wrapped.contains(#""startedAt":"2026-09-21T"#), "\(wrapped)")
+        #expect(wrapped == (try Self.json(nodes)), "nothing absent: the same JSON as without the wrapper")
+    }
+}
