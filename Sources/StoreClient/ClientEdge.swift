@@ -100,8 +100,8 @@ struct RFC3339Dates: DateTranscoder {
         return date
     }
 
-    /// The date `text` names in RFC 3339, with or without fractional seconds; nil when it names none. Both the
-    /// generated client and the hand-written calls' decoder (``StoreClient/jsonDecoder``) read dates with it.
+    /// The date `text` names in RFC 3339, with or without fractional seconds; nil when it names none. The generated
+    /// client reads dates with it, and so does the decoder of events and problems (``StoreClient/jsonDecoder``).
     static func date(from text: String) -> Date? {
         (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
             ?? (try? Date.ISO8601FormatStyle().parse(text))

@@ -10,6 +10,10 @@ import NIOCore
 /// ends by itself: iteration throws ``StoreClientError/eventStreamLost(server:attempts:reason:)`` after
 /// ``ReconnectPolicy/maximumAttempts`` failed attempts in a row, and the first connection's error (such as
 /// `.unreachable`) at once.
+///
+/// An event whose `type` this client does not know (one a newer service added) is passed over, and the feed resumes
+/// after it like after any other: `DocumentEvent.EventType` lists the types of `openapi.yaml` this client was made
+/// from. Any other event that is not an `Event` ends the feed with ``StoreClientError/unexpectedResponse(server:reason:)``.
 public struct DocumentEventFeed: AsyncSequence, Sendable {
     /// The feed's events.
     public typealias Element = DocumentEvent
@@ -60,6 +64,8 @@ public struct DocumentEventFeed: AsyncSequence, Sendable {
         private var failures = 0
         private var receivedSinceConnecting = false
         private var lastFailure = ""
+        /// What ends the feed once the events read before it are delivered: an event that is not an Event.
+        private var failure: (any Error)?
 
         init(feed: DocumentEventFeed) {
             self.feed = feed
@@ -72,6 +78,7 @@ public struct DocumentEventFeed: AsyncSequence, Sendable {
             while true {
                 try Task.checkCancellation()
                 if !ready.isEmpty { return ready.removeFirst() }
+                if let failure { throw failure }
                 if body == nil { try await connect() }
                 let chunk: ByteBuffer?
                 do {
@@ -93,7 +100,12 @@ public struct DocumentEventFeed: AsyncSequence, Sendable {
                 } catch {
                     throw StoreClientError.unexpectedResponse(server: feed.client.server, reason: error.description)
                 }
-                for message in messages { try accept(message) }
+                // An event it cannot read ends the feed after the events before it are delivered.
+                do {
+                    for message in messages { try accept(message) }
+                } catch {
+                    failure = error
+                }
             }
         }
 
@@ -102,10 +114,18 @@ public struct DocumentEventFeed: AsyncSequence, Sendable {
             // The service's last word to a reader that fell too far behind: the stream ends next, and the feed
             // resumes after the last event it delivered.
             if message.event == "resume" { return }
+            let data = Data(message.data.utf8)
             let event: DocumentEvent
             do {
-                event = try StoreClient.jsonDecoder.decode(DocumentEvent.self, from: Data(message.data.utf8))
+                event = try StoreClient.jsonDecoder.decode(DocumentEvent.self, from: data)
             } catch {
+                if let newer = try? StoreClient.jsonDecoder.decode(UnknownEvent.self, from: data),
+                    DocumentEvent.EventType(rawValue: newer.type) == nil
+                {
+                    let id = Int64(message.lastEventID) ?? newer.id
+                    if lastEventID.map({ id > $0 }) ?? true { lastEventID = id }
+                    return
+                }
                 throw StoreClientError.unexpectedResponse(
                     server: feed.client.server, reason: "an event's data is not an Event: \(message.data.prefix(200))")
             }
@@ -113,6 +133,12 @@ public struct DocumentEventFeed: AsyncSequence, Sendable {
             if let lastEventID, id <= lastEventID { return }
             lastEventID = id
             ready.append(event)
+        }
+
+        /// What the feed reads of an event of a type it does not know: its id and type.
+        private struct UnknownEvent: Decodable {
+            var id: Int64
+            var type: String
         }
 
         private mutating func dropped(reason: String) {

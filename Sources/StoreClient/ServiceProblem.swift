@@ -1,49 +1,28 @@
-/// An RFC 9457 problem-details answer of the service (`application/problem+json`), or what stands for one when
-/// an error answer has another shape.
-public struct ServiceProblem: Sendable, Hashable, Decodable {
-    /// The HTTP status.
-    public var status: Int
-    /// The kind of problem: `about:blank` or one of the service's `/problems/...` identifiers.
-    public var type: String
-    /// The short, fixed summary of the kind of problem.
-    public var title: String
-    /// What went wrong this time (names the document, the header or the limit), when the service says.
-    public var detail: String?
-    /// On 412: the document's current validator, when the service says.
-    public var etag: String?
-    /// On 412: the document's current version, when the service says.
-    public var version: Int64?
-    /// On 400 `/problems/invalid-parameter`: the query parameter, path parameter or JSON member at fault
-    /// (`limit`, `cursor`, `rect.width`).
-    public var parameter: String?
+import QuireAPI
 
-    /// Makes a problem.
+/// An RFC 9457 problem-details answer of the service (`application/problem+json`): openapi.yaml's `Problem`,
+/// generated in QuireAPI; or what stands for one when an error answer has another shape.
+///
+/// Its members: the HTTP `status`; the kind of problem (`type`: `about:blank` or one of the service's
+/// `/problems/...` identifiers); the short, fixed `title`; what went wrong this time (`detail`: names the document,
+/// the header or the limit), when the service says. On a 412, `etag` and `version` give the document's current
+/// validator and version; on 400 `/problems/invalid-parameter`, `parameter` names the query parameter, path
+/// parameter or JSON member at fault (`limit`, `cursor`, `rect.width`); `header` names a malformed header, `limit`
+/// a 413's limit in bytes, and `requestId` a 500's request id in the service's log.
+public typealias ServiceProblem = Components.Schemas.Problem
+
+extension Components.Schemas.Problem {
+    /// Makes a problem of `status`, such as the stand-in for an error answer that is not one.
     public init(status: Int, type: String = "about:blank", title: String, detail: String? = nil) {
-        self.status = status
-        self.type = type
-        self.title = title
-        self.detail = detail
+        self.init(_type: type, title: title, status: status, detail: detail)
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case status, type, title, detail, etag, version, parameter
-    }
+    /// The kind of problem: `about:blank` or one of the service's `/problems/...` identifiers (the generator names
+    /// the member `_type`, `type` being one of its reserved words).
+    public var type: String { _type }
 
-    /// Decodes the members this client reads; `type` defaults to `about:blank` as RFC 9457 says.
-    /// - Throws: `DecodingError` when `status` or `title` is missing or not of its type.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        status = try container.decode(Int.self, forKey: .status)
-        type = try container.decodeIfPresent(String.self, forKey: .type) ?? "about:blank"
-        title = try container.decode(String.self, forKey: .title)
-        detail = try container.decodeIfPresent(String.self, forKey: .detail)
-        etag = try? container.decodeIfPresent(String.self, forKey: .etag)
-        parameter = try? container.decodeIfPresent(String.self, forKey: .parameter)
-        // The service sends extension members as strings.
-        version =
-            (try? container.decodeIfPresent(Int64.self, forKey: .version))
-            ?? (try? container.decodeIfPresent(String.self, forKey: .version)).flatMap { $0.flatMap { Int64($0) } }
-    }
+    /// On a 412: the document's current version, as a number.
+    public var currentVersion: Int64? { version.flatMap { Int64($0) } }
 
     /// The title, then the detail when there is one: `Precondition Failed: the document changed since …`.
     public var message: String {

@@ -84,7 +84,7 @@ public final class StoreClient: Sendable {
     /// 100, when nil), only those in `states` (every state when empty) and changed at or after `updatedSince`,
     /// starting after `cursor` (a previous page's `next`, asked with the same filters).
     /// - Throws: ``StoreClientError`` (`.problem` with status 400 and type `/problems/invalid-parameter`, whose
-    ///   ``ServiceProblem/parameter`` names it, for a limit outside 1…1000 or a cursor the service did not give
+    ///   `ServiceProblem.parameter` names it, for a limit outside 1…1000 or a cursor the service did not give
     ///   for these filters).
     public func documentPage(
         limit: Int? = nil, states: Set<DocumentState> = [], updatedSince: Date? = nil, cursor: String? = nil
@@ -105,10 +105,10 @@ public final class StoreClient: Sendable {
 
     /// `GET /search`: one page of the pages that match `query` (words, "phrases", `-exclusions`, `OR`, `prefix*`),
     /// best first, at most `limit` (1…100, the service's default 20), only documents in `states` (any when empty)
-    /// or only `document`, starting after `cursor` (a previous page's ``SearchResultPage/next`` for the same query
+    /// or only `document`, starting after `cursor` (a previous page's `SearchResultPage.next` for the same query
     /// and filters).
     /// - Throws: ``StoreClientError`` (`.problem` with status 400 and type `/problems/invalid-parameter`, whose
-    ///   ``ServiceProblem/parameter`` names it, for a query with nothing to look for, too long, or a bad limit or
+    ///   `ServiceProblem.parameter` names it, for a query with nothing to look for, too long, or a bad limit or
     ///   cursor).
     public func search(
         _ query: String, limit: Int? = nil, states: Set<DocumentState> = [], document: String? = nil,
@@ -328,7 +328,7 @@ public final class StoreClient: Sendable {
         let problem = problem(status: status, body: body)
         if status == 412, let id = documentID(inPath: path) {
             return StoreClientError.versionMismatch(
-                document: id, currentEtag: problem.etag ?? etag, currentVersion: problem.version, problem: problem)
+                document: id, currentEtag: problem.etag ?? etag, currentVersion: problem.currentVersion, problem: problem)
         }
         return StoreClientError.problem(problem)
     }
@@ -354,32 +354,6 @@ public final class StoreClient: Sendable {
         return request
     }
 
-    /// Sends a request and reads the whole answer; error statuses become `.problem`, other unexpected ones
-    /// `.unexpectedResponse`.
-    func send(
-        _ method: HTTPMethod, _ path: String, contentType: String? = nil, body: Data? = nil,
-        headers: [(String, String)] = [], expecting statuses: Set<Int> = [200]
-    ) async throws -> Answer {
-        let response = try await execute(request(method, path, contentType: contentType, body: body, headers: headers))
-        let bytes: ByteBuffer
-        do {
-            bytes = try await response.body.collect(upTo: Self.maximumBodyBytes)
-        } catch {
-            throw mapTransportError(error)
-        }
-        let answer = Answer(
-            status: Int(response.status.code), headers: response.headers, body: Data(bytes.readableBytesView))
-        if answer.status >= 400 {
-            throw Self.error(
-                status: answer.status, etag: answer.headers.first(name: "ETag"), body: answer.body, path: path)
-        }
-        guard statuses.contains(answer.status) else {
-            throw StoreClientError.unexpectedResponse(
-                server: server, reason: "\(method) \(path) answered \(answer.status)")
-        }
-        return answer
-    }
-
     /// Executes a request until the answer's head arrives; transport errors become `.unreachable`.
     func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         do {
@@ -399,16 +373,6 @@ public final class StoreClient: Sendable {
             server: server, reason: failure.reason, connectionRefused: failure.isConnectionRefused)
     }
 
-    /// Decodes a JSON answer.
-    func decode<T: Decodable>(_ type: T.Type, from answer: Answer) throws -> T {
-        do {
-            return try Self.jsonDecoder.decode(type, from: answer.body)
-        } catch {
-            throw StoreClientError.unexpectedResponse(
-                server: server, reason: "cannot read its JSON as \(type) (\(Self.summary(of: error)))")
-        }
-    }
-
     /// The problem details of an error answer; a stand-in made from the status when the body is not one.
     static func problem(in answer: Answer) -> ServiceProblem {
         problem(status: answer.status, body: answer.body)
@@ -425,37 +389,12 @@ public final class StoreClient: Sendable {
             detail: text.isEmpty ? nil : text)
     }
 
-    /// The `If-Match` header naming `etag`, or none.
-    static func ifMatch(_ etag: String?) -> [(String, String)] {
-        etag.map { [("If-Match", $0)] } ?? []
-    }
-
     /// The document id of a `/documents/{id}…` path, nil for another path.
     static func documentID(inPath path: String) -> String? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         guard segments.count >= 3, segments[1] == "documents" else { return nil }
         return String(segments[2]).removingPercentEncoding
     }
-
-    /// `/documents/{id}` with the id percent-encoded, so that no id can name another path.
-    static func documentPath(_ id: String) -> String {
-        "/documents/" + pathSegment(id)
-    }
-
-    /// `text` percent-encoded as one path segment (unreserved characters only).
-    static func pathSegment(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
-
-    /// `?name=value&…` with every value percent-encoded (unreserved characters only); empty for no items.
-    static func queryString(_ items: [(name: String, value: String)]) -> String {
-        guard !items.isEmpty else { return "" }
-        return "?" + items.map { "\($0.name)=\(pathSegment($0.value))" }.joined(separator: "&")
-    }
-
-    /// The characters RFC 3986 leaves unreserved (ASCII letters and digits, `-`, `_`, `.`, `~`).
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
 
     /// Decodes the API's JSON as the generated client does: dates are RFC 3339, with or without fractional seconds
     /// (``RFC3339Dates``).

@@ -30,7 +30,7 @@ struct Events: AsyncParsableCommand {
                 }
                 var printed = 0
                 for try await event in feed {
-                    StandardStreams.print((json ? try JSONOutput.encode(event) : Self.line(for: event)) + "\n")
+                    StandardStreams.print((json ? try JSONOutput.encode(event, millisecondDates: true) : Self.line(for: event)) + "\n")
                     printed += 1
                     if let limit, printed >= limit { break }
                 }
@@ -40,7 +40,7 @@ struct Events: AsyncParsableCommand {
 
     /// One line for a person: id, time, type, document, then what the type adds.
     static func line(for event: DocumentEvent) -> String {
-        var line = "\(event.id) \(event.at) \(event.type.rawValue) \(event.document)"
+        var line = "\(event.id) \(StatusReport.timestamp(event.at)) \(event.type.rawValue) \(event.document)"
         if let from = event.from, let to = event.to { line += " from \(from) to \(to)" }
         if let conflict = event.conflict { line += " \(conflict.rawValue)" }
         if let resolution = event.resolution { line += " by \(resolution.rawValue)" }
