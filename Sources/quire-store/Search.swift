@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import QuireAPICoding
 import QuireCommandLine
 import StoreClient
 

@@ -132,7 +132,8 @@ struct CoherenceTests {
             let report = try jsonObject(try await client.execute(uri: "/documents/\(id)/conflict", method: .get))
             let reported = try #require(report["conflict"] as? [String: Any])
             #expect(reported["type"] as? String == "deletion")
-            #expect(reported["fileSize"] == nil && reported["fileEtag"] == nil)
+            // The file is gone: its facts are null (present, as every optional member of a response is).
+            #expect(reported["fileSize"] is NSNull && reported["fileEtag"] is NSNull)
             let reload = try await client.send(
                 "/documents/\(id)/conflict/resolve", .post, json: #"{"resolution": "reload"}"#)
             #expect(reload.status == .conflict)

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import StoreClient
+import QuireAPICoding
+import StoreClient
 
 /// ``AbsentAsNull``: the generated types leave nil members out; wrapped, they write them as null, as openapi.yaml
 /// requires of `SearchResults.next`, `SearchHit.page` and the like.

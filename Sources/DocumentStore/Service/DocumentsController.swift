@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import QuireAPI
 import StoreCore
 
 /// The `/documents` routes of `openapi.yaml`, over a ``DocumentLibrary``.
@@ -45,7 +46,7 @@ public struct DocumentsController: RouteController {
             }
             // The body is encoded once per version of the document and kept with its info.
             let (json, tag) = try await library.info(id, password: Self.password(request)) { info in
-                ByteBuffer(bytes: try Self.encoder.encode(DocumentRepresentations.Info(info)))
+                ByteBuffer(bytes: try DocumentRepresentations.encode(Components.Schemas.DocumentInfo(info)))
             }
             if case .notModified = try RequestPreconditions(headers: request.headers).evaluate(
                 current: tag, method: request.method)
@@ -137,7 +138,7 @@ public struct DocumentsController: RouteController {
             let preconditions = try RequestPreconditions(headers: request.headers)
             let body = try await Self.bodyBuffer(request, limit: context.maxUploadSize)
             if let answer = try await forwarder?.answer(request, for: id, body: body) { return answer }
-            let annotation = try Self.decode(DocumentRepresentations.AnnotationRequest.self, Data(buffer: body))
+            let annotation = try Self.decode(Components.Schemas.AnnotationRequest.self, Data(buffer: body))
             let (info, tag) = try await library.addAnnotation(
                 id, annotation.newAnnotation, precondition: preconditions.write, password: Self.password(request))
             return try Self.respond(info: info, tag: tag, request: request)
@@ -154,18 +155,20 @@ public struct DocumentsController: RouteController {
             if let answer = try await forwarder?.answer(request, for: id) { return answer }
             let report = try await library.conflictReport(id, password: Self.password(request))
             return try Self.respond(
-                json: DocumentRepresentations.ConflictReport(report), tag: nil, request: request)
+                json: Components.Schemas.ConflictReport(report), tag: nil, request: request)
         }
         routes.post(":id/conflict/resolve") { request, context in
             let id = try Self.documentID(context)
             try Self.requireMediaType(request, ["application/json"])
             let bytes = try await Self.bodyBuffer(request, limit: context.maxUploadSize)
             if let answer = try await forwarder?.answer(request, for: id, body: bytes) { return answer }
-            let body = try Self.decode(DocumentRepresentations.ResolveRequest.self, Data(buffer: bytes))
-            guard let resolution = FileConflictResolution(rawValue: body.resolution) else {
-                throw ProblemDetails.invalidParameter(
-                    "resolution", "resolution must be \"reload\", \"save\" or \"close\"")
-            }
+            let body = try Self.decode(Components.Schemas.ResolveRequest.self, Data(buffer: bytes))
+            let resolution: FileConflictResolution =
+                switch body.resolution {
+                case .reload: .reload
+                case .save: .save
+                case .close: .close
+                }
             guard
                 let (info, tag) = try await library.resolve(
                     id, with: resolution, precondition: RequestPreconditions(headers: request.headers).write,
@@ -178,8 +181,8 @@ public struct DocumentsController: RouteController {
         routes.get(":id/versions") { request, context in
             let id = try Self.documentID(context)
             let kept = try await library.versions(id, password: Self.password(request))
-            let list = DocumentRepresentations.VersionList(
-                document: id.rawValue, versions: kept.map(DocumentRepresentations.Version.init))
+            let list = Components.Schemas.VersionList(
+                document: id.rawValue, versions: kept.map(Components.Schemas.DocumentVersion.init))
             return try Self.respond(json: list, tag: nil, request: request)
         }
         routes.post(":id/versions/:version/restore") { request, context in
@@ -206,15 +209,15 @@ public struct DocumentsController: RouteController {
         let listing = try ListingQuery.listing(items, cursors: library.listingCursors)
         let page = try await library.list(listing)
         let next = page.next.map { library.listingCursors.seal($0, for: listing) }
-        let list = DocumentRepresentations.List(
-            documents: page.documents.map(DocumentRepresentations.Summary.init), next: next)
+        let list = Components.Schemas.DocumentList(
+            documents: page.documents.map(Components.Schemas.DocumentSummary.init), next: next)
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         if let next {
             headers[HTTPField.Name("Link")!] = "<\(Self.nextPageLink(listing: listing, cursor: next))>; rel=\"next\""
         }
         return Response(
             status: .ok, headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try Self.encoder.encode(list))))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try DocumentRepresentations.encode(list))))
     }
 
     /// The relative URL of the page after `listing`'s, with the same limit and filters.
@@ -238,7 +241,7 @@ public struct DocumentsController: RouteController {
             incoming.take()
         case "application/json":
             let register = try Self.decode(
-                DocumentRepresentations.RegisterRequest.self, try await Self.body(request, limit: context.maxUploadSize)
+                Components.Schemas.RegisterRequest.self, try await Self.body(request, limit: context.maxUploadSize)
             )
             let registered = try await library.register(register.files, password: password)
             guard registered.isNew else {
@@ -290,12 +293,9 @@ public struct DocumentsController: RouteController {
 
     // MARK: helpers
 
-    /// The encoder of every JSON body (``DocumentRepresentations/encoder``).
-    static var encoder: JSONEncoder { DocumentRepresentations.encoder }
-
     /// A response with a document's info as its JSON body, and the document's tag.
     static func respond(info: DocumentInfo, tag: EntityTag, request: Request) throws -> Response {
-        try respond(json: DocumentRepresentations.Info(info), tag: tag, request: request)
+        try respond(json: Components.Schemas.DocumentInfo(info), tag: tag, request: request)
     }
 
     /// A JSON response with the document's tag.
@@ -303,7 +303,8 @@ public struct DocumentsController: RouteController {
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-cache"]
         if let tag { headers[.eTag] = tag.headerValue }
         return Response(
-            status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+            status: .ok, headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try DocumentRepresentations.encode(value))))
     }
 
     static func documentID(_ context: StoreRequestContext) throws -> DocumentID {

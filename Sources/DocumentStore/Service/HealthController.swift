@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import QuireAPI
 import StoreCore
 
 /// `GET /health`: `{"status":"ok","lastEventId":N}` while the service can read its catalog, 503 problem details
@@ -28,7 +29,8 @@ public struct HealthController: RouteController {
                 throw ProblemDetails(
                     status: .serviceUnavailable, detail: "the service cannot read its catalog: \(error)")
             }
-            let body = ByteBuffer(string: #"{"lastEventId":\#(lastEventID),"status":"ok"}"#)
+            let health = Components.Schemas.Health(status: .ok, lastEventId: lastEventID)
+            let body = ByteBuffer(bytes: try DocumentRepresentations.encode(health))
             return Response(
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                 body: ResponseBody(byteBuffer: body))

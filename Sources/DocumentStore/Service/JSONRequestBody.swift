@@ -1,4 +1,5 @@
 import Foundation
+import QuireAPI
 import StoreCore
 
 /// A JSON request body whose schema in `openapi.yaml` is a closed object (`additionalProperties: false`): the
@@ -24,6 +25,8 @@ struct JSONMemberRule: Sendable {
     var required: Bool
     /// The type as a person reads it: "a whole number from 1".
     var expected: String
+    /// For a string, the values it may have (the schema's enum, from its generated type); empty for any string.
+    var allowed: [String] = []
 }
 
 extension JSONRequestBody {
@@ -81,7 +84,7 @@ extension JSONRequestBody {
     private static func check(_ value: Any, _ rule: JSONMemberRule, schemaPath: String, shown: String) throws {
         let fits: Bool
         switch rule.kind {
-        case .string: fits = value is String
+        case .string: fits = (value as? String).map { rule.allowed.isEmpty || rule.allowed.contains($0) } ?? false
         case .number: fits = number(value) != nil
         case .wholeNumber:
             fits = number(value).map { $0.rounded() == $0 && abs($0) <= 9_007_199_254_740_992 } ?? false
@@ -120,7 +123,7 @@ extension JSONRequestBody {
     private static func describe(_ value: Any) -> String {
         switch value {
         case is NSNull: return "null"
-        case is String: return "a string"
+        case let string as String: return "the string \"\(string.prefix(40))\""
         case is [Any]: return "an array"
         case is [String: Any]: return "an object"
         default:
@@ -143,7 +146,7 @@ extension JSONRequestBody {
     }
 }
 
-extension DocumentRepresentations.RegisterRequest: JSONRequestBody {
+extension Components.Schemas.RegisterRequest: JSONRequestBody {
     static let schemaName = "RegisterRequest"
     static let members = [
         "files": JSONMemberRule(kind: .array, required: true, expected: "an array of paths (strings)"),
@@ -151,10 +154,12 @@ extension DocumentRepresentations.RegisterRequest: JSONRequestBody {
     ]
 }
 
-extension DocumentRepresentations.AnnotationRequest: JSONRequestBody {
+extension Components.Schemas.AnnotationRequest: JSONRequestBody {
     static let schemaName = "AnnotationRequest"
     static let members = [
-        "kind": JSONMemberRule(kind: .string, required: true, expected: "the string \"note\" or \"highlight\""),
+        "kind": JSONMemberRule(
+            kind: .string, required: true, expected: "the string \"note\" or \"highlight\"",
+            allowed: KindPayload.allCases.map(\.rawValue)),
         "page": JSONMemberRule(kind: .wholeNumber, required: true, expected: "a whole number from 1"),
         "rect": JSONMemberRule(
             kind: .object, required: true, expected: "an object with the numbers x, y, width and height"),
@@ -166,10 +171,11 @@ extension DocumentRepresentations.AnnotationRequest: JSONRequestBody {
     ]
 }
 
-extension DocumentRepresentations.ResolveRequest: JSONRequestBody {
+extension Components.Schemas.ResolveRequest: JSONRequestBody {
     static let schemaName = "ResolveRequest"
     static let members = [
         "resolution": JSONMemberRule(
-            kind: .string, required: true, expected: "the string \"reload\", \"save\" or \"close\"")
+            kind: .string, required: true, expected: "the string \"reload\", \"save\" or \"close\"",
+            allowed: Components.Schemas.ConflictResolution.allCases.map(\.rawValue))
     ]
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import QuireAPI
 import StoreCore
 
 /// `GET /nodes`: the nodes that serve the store (this one alone, or a cluster's), each with its address, version,
@@ -21,26 +22,6 @@ public struct NodesController: RouteController {
     /// `/nodes`.
     public var mountPath: RouterPath { "/nodes" }
 
-    /// The answer's JSON.
-    struct Answer: Encodable {
-        struct Node: Encodable {
-            var id: String
-            var address: String
-            var version: String
-            var startedAt: String
-            var lastHeartbeat: String
-            var live: Bool
-            var openDocuments: Int
-            var ownedDocuments: Int
-        }
-
-        /// This node's id.
-        var node: String
-        /// Whether the store is a cluster (nodes on one PostgreSQL) or one node.
-        var cluster: Bool
-        var nodes: [Node]
-    }
-
     /// The one route.
     public var routes: RouteCollection<StoreRequestContext> {
         let routes = RouteCollection(context: StoreRequestContext.self)
@@ -54,18 +35,17 @@ public struct NodesController: RouteController {
                     status: .serviceUnavailable, detail: "the node registry cannot be read: \(error)",
                     headers: [.retryAfter: "5"])
             }
-            let answer = Answer(
+            let answer = Components.Schemas.NodeList(
                 node: library.membership.id, cluster: isCluster,
                 nodes: nodes.map { entry in
-                    Answer.Node(
+                    .init(
                         id: entry.node.id, address: entry.node.address, version: entry.node.version,
-                        startedAt: timestamp(entry.node.startedAt),
-                        lastHeartbeat: timestamp(entry.node.lastHeartbeat), live: entry.isLive,
+                        startedAt: entry.node.startedAt, lastHeartbeat: entry.node.lastHeartbeat, live: entry.isLive,
                         openDocuments: entry.node.openDocuments, ownedDocuments: entry.node.ownedDocuments)
                 })
             return Response(
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: try DocumentsController.encoder.encode(answer))))
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: try DocumentRepresentations.encode(answer))))
         }
         return routes
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import QuireAPI
 import StoreCore
 
 /// `GET /search`: the pages whose text (or the documents whose metadata) match `q`, best first, as
@@ -24,14 +25,14 @@ public struct SearchController: RouteController {
         routes.get { [library] request, _ in
             let items = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
             let search = try SearchParameters.request(items, cursors: library.listingCursors)
-            let results = SearchResults(try await library.search(search))
+            let results = Components.Schemas.SearchResults(try await library.search(search))
             var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
             if let next = results.next {
                 headers[HTTPField.Name("Link")!] = "<\(Self.nextPageLink(items, cursor: next))>; rel=\"next\""
             }
             return Response(
                 status: .ok, headers: headers,
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: try DocumentRepresentations.encoder.encode(results))))
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: try DocumentRepresentations.encode(results))))
         }
         return routes
     }

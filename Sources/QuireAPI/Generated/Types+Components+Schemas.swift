@@ -989,26 +989,26 @@ extension Components {
                 ///
                 /// - Remark: Generated from `#/components/schemas/ConflictReport/conflict/file`.
                 public var file: Swift.String
-                /// The size of the file as it is on disk now (absent when it is gone or unreadable).
+                /// The size of the file as it is on disk now (null when it is gone or unreadable).
                 ///
                 /// - Remark: Generated from `#/components/schemas/ConflictReport/conflict/fileSize`.
                 public var fileSize: Swift.Int?
-                /// The tag of the file as it is on disk now (absent when it is gone or unreadable).
+                /// The entity tag of the file as it is on disk now, in header form with its quotes (null when it is gone or unreadable).
                 ///
                 /// - Remark: Generated from `#/components/schemas/ConflictReport/conflict/fileEtag`.
-                public var fileEtag: Components.Schemas.EntityTag?
+                public var fileEtag: Swift.String?
                 /// Creates a new `ConflictPayload`.
                 ///
                 /// - Parameters:
                 ///   - _type:
                 ///   - file: The path of the file that changed or disappeared.
-                ///   - fileSize: The size of the file as it is on disk now (absent when it is gone or unreadable).
-                ///   - fileEtag: The tag of the file as it is on disk now (absent when it is gone or unreadable).
+                ///   - fileSize: The size of the file as it is on disk now (null when it is gone or unreadable).
+                ///   - fileEtag: The entity tag of the file as it is on disk now, in header form with its quotes (null when it is gone or unreadable).
                 public init(
                     _type: Components.Schemas.ConflictType,
                     file: Swift.String,
                     fileSize: Swift.Int? = nil,
-                    fileEtag: Components.Schemas.EntityTag? = nil
+                    fileEtag: Swift.String? = nil
                 ) {
                     self._type = _type
                     self.file = file
