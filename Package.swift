@@ -50,7 +50,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         // The generated client's transport in StoreClient: AsyncHTTPClient, which the event feed uses as well.
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
-        // Tests only: OpenAPIDocumentTests reads openapi.yaml's schemas (the generator resolves it already).
+        // openapi.yaml read at run time: the request bodies' member rules (DocumentStore), and the schemas the
+        // tests check. The generator resolves it already.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
@@ -127,6 +128,7 @@ let package = Package(
                 "QuireAPICoding",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

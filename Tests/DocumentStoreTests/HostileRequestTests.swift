@@ -28,6 +28,9 @@ struct HostileRequestTests {
                 ("/documents", #"{"files": "a.pdf"}"#, "files", "an array"),
                 ("/documents", #"{"files": ["a.pdf", 7]}"#, "files[1]", "a path"),
                 ("/documents/\(id)/conflict/resolve", #"{"resolution": true}"#, "resolution", "\"reload\""),
+                // A string outside the schema's enum, named with the values it may take (read from openapi.yaml).
+                ("/documents/\(id)/annotations", #"{"kind": "ink", "page": 1, \#(rect)}"#, "kind", #""highlight", not"#),
+                ("/documents/\(id)/conflict/resolve", #"{"resolution": "maybe"}"#, "resolution", #""close", not"#),
             ]
             for (uri, body, member, expected) in cases {
                 let response = try await client.send(uri, .post, json: body)

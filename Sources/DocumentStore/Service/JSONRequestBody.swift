@@ -3,13 +3,12 @@ import QuireAPI
 import StoreCore
 
 /// A JSON request body whose schema in `openapi.yaml` is a closed object (`additionalProperties: false`): the
-/// members it may have, so that an unknown member, a missing one and one of the wrong type are answered by name
-/// (Foundation's `JSONDecoder` calls a fractional number where an integer is wanted "not valid JSON").
+/// members it may have, read from the spec (``RequestSchemas``), so that an unknown member, a missing one and one of
+/// the wrong type or value are answered by name (Foundation's `JSONDecoder` calls a fractional number where an
+/// integer is wanted "not valid JSON").
 protocol JSONRequestBody: Decodable {
     /// The schema's name in `openapi.yaml`, for messages.
     static var schemaName: String { get }
-    /// Every member the schema allows, by path (`rect.width`; `files[]` for an array's elements).
-    static var members: [String: JSONMemberRule] { get }
 }
 
 /// What one member of a ``JSONRequestBody`` must be.
@@ -146,36 +145,19 @@ extension JSONRequestBody {
     }
 }
 
+extension JSONRequestBody {
+    /// The members of the schema named ``schemaName``, as `openapi.yaml` describes them (``RequestSchemas``).
+    static var members: [String: JSONMemberRule] { RequestSchemas.rules[schemaName] ?? [:] }
+}
+
 extension Components.Schemas.RegisterRequest: JSONRequestBody {
     static let schemaName = "RegisterRequest"
-    static let members = [
-        "files": JSONMemberRule(kind: .array, required: true, expected: "an array of paths (strings)"),
-        "files[]": JSONMemberRule(kind: .string, required: false, expected: "a path (a string)"),
-    ]
 }
 
 extension Components.Schemas.AnnotationRequest: JSONRequestBody {
     static let schemaName = "AnnotationRequest"
-    static let members = [
-        "kind": JSONMemberRule(
-            kind: .string, required: true, expected: "the string \"note\" or \"highlight\"",
-            allowed: KindPayload.allCases.map(\.rawValue)),
-        "page": JSONMemberRule(kind: .wholeNumber, required: true, expected: "a whole number from 1"),
-        "rect": JSONMemberRule(
-            kind: .object, required: true, expected: "an object with the numbers x, y, width and height"),
-        "rect.x": JSONMemberRule(kind: .number, required: true, expected: "a number"),
-        "rect.y": JSONMemberRule(kind: .number, required: true, expected: "a number"),
-        "rect.width": JSONMemberRule(kind: .number, required: true, expected: "a number above 0"),
-        "rect.height": JSONMemberRule(kind: .number, required: true, expected: "a number above 0"),
-        "contents": JSONMemberRule(kind: .string, required: false, expected: "a string"),
-    ]
 }
 
 extension Components.Schemas.ResolveRequest: JSONRequestBody {
     static let schemaName = "ResolveRequest"
-    static let members = [
-        "resolution": JSONMemberRule(
-            kind: .string, required: true, expected: "the string \"reload\", \"save\" or \"close\"",
-            allowed: Components.Schemas.ConflictResolution.allCases.map(\.rawValue))
-    ]
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StoreCore
 
 /// Reads a JSON merge patch (RFC 7396) of a document's metadata.
 package enum MetadataPatchParser {
