@@ -5,54 +5,69 @@ import Foundation
 /// openapi.yaml requires members such as `DocumentInfo.conflict`, `SearchHit.page` or `DocumentList.next` to be
 /// present, null when there is nothing to say; swift-openapi-generator's types leave a nil member out when they
 /// encode (apple/swift-openapi-generator#934). Wrapped in this, they encode as the schema asks. Members inside
-/// arrays, dictionaries and nested objects are written the same way; dates, data and URLs are handed to the
-/// encoder as they are, so its strategies for them still apply.
+/// arrays, dictionaries and nested objects are written the same way. Dates are written as `datesAs` gives them, when
+/// given (a string each, without the nested encoder a date strategy costs); otherwise dates, data and URLs are
+/// handed to the encoder as they are, so its strategies for them apply.
 ///
 /// Use it for schemas whose optional members may all be null (`SearchResults`, `DocumentList`, `DocumentInfo`), not
 /// for one with members that are left out but never null (`Event.from`, `ConflictReport.conflict.fileSize`).
 public struct AbsentAsNull<Value: Encodable>: Encodable {
     /// The wrapped value.
     public var value: Value
+    /// How dates are written, when not by the encoder's date strategy.
+    public var datesAs: (@Sendable (Date) -> String)?
 
-    /// Wraps `value`.
-    public init(_ value: Value) {
+    /// Wraps `value`; its dates are written as `datesAs` gives them when given (RFC 3339, say).
+    public init(_ value: Value, datesAs: (@Sendable (Date) -> String)? = nil) {
         self.value = value
+        self.datesAs = datesAs
     }
 
     /// Encodes the value with absent members as `null`.
     /// - Throws: What encoding the value throws.
     public func encode(to encoder: any Encoder) throws {
-        try value.encode(to: NullWritingEncoder(base: encoder))
+        try value.encode(to: NullWritingEncoder(base: encoder, datesAs: datesAs))
     }
 
-    /// Whether the encoder must see `value` itself (its own date, data and URL strategies), not its parts.
-    static func isEncoderLeaf(_ value: some Encodable) -> Bool {
-        value is Date || value is Data || value is URL || value is Decimal
+    /// A date's text, when `value` is a date and `datesAs` says how to write one.
+    static func dateText<T: Encodable>(_ value: T, _ datesAs: (@Sendable (Date) -> String)?) -> String? {
+        guard T.self == Date.self, let datesAs, let date = value as? Date else { return nil }
+        return datesAs(date)
+    }
+
+    /// Whether `value` goes to the encoder as it is: a date, data, a URL or a decimal (so that the encoder's own
+    /// strategies for them apply), or a raw-value enum (which has no members to write as null). Decided by the
+    /// type, which costs less than a cast of the value.
+    static func isEncoderLeaf<T: Encodable>(_ value: T) -> Bool {
+        T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self
+            || T.self is any RawRepresentable.Type
     }
 }
 
 /// An encoder that hands everything to `base`, writing `null` where a member would be left out.
 private struct NullWritingEncoder: Encoder {
     let base: any Encoder
+    let datesAs: (@Sendable (Date) -> String)?
     var codingPath: [any CodingKey] { base.codingPath }
     var userInfo: [CodingUserInfoKey: Any] { base.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(NullWritingKeyedContainer(base: base.container(keyedBy: type)))
+        KeyedEncodingContainer(NullWritingKeyedContainer(base: base.container(keyedBy: type), datesAs: datesAs))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        NullWritingUnkeyedContainer(base: base.unkeyedContainer())
+        NullWritingUnkeyedContainer(base: base.unkeyedContainer(), datesAs: datesAs)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        NullWritingSingleValueContainer(base: base.singleValueContainer())
+        NullWritingSingleValueContainer(base: base.singleValueContainer(), datesAs: datesAs)
     }
 }
 
 /// A keyed container whose `encodeIfPresent` writes `null` for nil; nested values are encoded the same way.
 private struct NullWritingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var base: KeyedEncodingContainer<Key>
+    let datesAs: (@Sendable (Date) -> String)?
     var codingPath: [any CodingKey] { base.codingPath }
 
     mutating func encodeNil(forKey key: Key) throws { try base.encodeNil(forKey: key) }
@@ -72,10 +87,12 @@ private struct NullWritingKeyedContainer<Key: CodingKey>: KeyedEncodingContainer
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try base.encode(value, forKey: key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        if AbsentAsNull<T>.isEncoderLeaf(value) {
+        if let text = AbsentAsNull<T>.dateText(value, datesAs) {
+            try base.encode(text, forKey: key)
+        } else if AbsentAsNull<T>.isEncoderLeaf(value) {
             try base.encode(value, forKey: key)
         } else {
-            try base.encode(AbsentAsNull(value), forKey: key)
+            try base.encode(AbsentAsNull(value, datesAs: datesAs), forKey: key)
         }
     }
 
@@ -102,20 +119,25 @@ private struct NullWritingKeyedContainer<Key: CodingKey>: KeyedEncodingContainer
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>
     {
-        KeyedEncodingContainer(NullWritingKeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType, forKey: key)))
+        KeyedEncodingContainer(
+            NullWritingKeyedContainer<NestedKey>(
+                base: base.nestedContainer(keyedBy: keyType, forKey: key), datesAs: datesAs))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        NullWritingUnkeyedContainer(base: base.nestedUnkeyedContainer(forKey: key))
+        NullWritingUnkeyedContainer(base: base.nestedUnkeyedContainer(forKey: key), datesAs: datesAs)
     }
 
-    mutating func superEncoder() -> any Encoder { NullWritingEncoder(base: base.superEncoder()) }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { NullWritingEncoder(base: base.superEncoder(forKey: key)) }
+    mutating func superEncoder() -> any Encoder { NullWritingEncoder(base: base.superEncoder(), datesAs: datesAs) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        NullWritingEncoder(base: base.superEncoder(forKey: key), datesAs: datesAs)
+    }
 }
 
 /// An unkeyed container whose elements are encoded with absent members as `null`.
 private struct NullWritingUnkeyedContainer: UnkeyedEncodingContainer {
     var base: any UnkeyedEncodingContainer
+    let datesAs: (@Sendable (Date) -> String)?
     var codingPath: [any CodingKey] { base.codingPath }
     var count: Int { base.count }
 
@@ -136,25 +158,33 @@ private struct NullWritingUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt64) throws { try base.encode(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        if AbsentAsNull<T>.isEncoderLeaf(value) { try base.encode(value) } else { try base.encode(AbsentAsNull(value)) }
+        if let text = AbsentAsNull<T>.dateText(value, datesAs) {
+            try base.encode(text)
+        } else if AbsentAsNull<T>.isEncoderLeaf(value) {
+            try base.encode(value)
+        } else {
+            try base.encode(AbsentAsNull(value, datesAs: datesAs))
+        }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
         -> KeyedEncodingContainer<NestedKey>
     {
-        KeyedEncodingContainer(NullWritingKeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType)))
+        KeyedEncodingContainer(
+            NullWritingKeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType), datesAs: datesAs))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        NullWritingUnkeyedContainer(base: base.nestedUnkeyedContainer())
+        NullWritingUnkeyedContainer(base: base.nestedUnkeyedContainer(), datesAs: datesAs)
     }
 
-    mutating func superEncoder() -> any Encoder { NullWritingEncoder(base: base.superEncoder()) }
+    mutating func superEncoder() -> any Encoder { NullWritingEncoder(base: base.superEncoder(), datesAs: datesAs) }
 }
 
 /// A single-value container whose value is encoded with absent members as `null`.
 private struct NullWritingSingleValueContainer: SingleValueEncodingContainer {
     var base: any SingleValueEncodingContainer
+    let datesAs: (@Sendable (Date) -> String)?
     var codingPath: [any CodingKey] { base.codingPath }
 
     mutating func encodeNil() throws { try base.encodeNil() }
@@ -174,6 +204,12 @@ private struct NullWritingSingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt64) throws { try base.encode(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        if AbsentAsNull<T>.isEncoderLeaf(value) { try base.encode(value) } else { try base.encode(AbsentAsNull(value)) }
+        if let text = AbsentAsNull<T>.dateText(value, datesAs) {
+            try base.encode(text)
+        } else if AbsentAsNull<T>.isEncoderLeaf(value) {
+            try base.encode(value)
+        } else {
+            try base.encode(AbsentAsNull(value, datesAs: datesAs))
+        }
     }
 }

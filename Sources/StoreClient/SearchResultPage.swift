@@ -4,7 +4,7 @@ import QuireAPI
 /// page after it (`next`, for ``StoreClient/search(_:limit:states:document:cursor:)`` with the same query and
 /// filters; nil on the last page). openapi.yaml's `SearchResults`, generated in QuireAPI.
 ///
-/// It encodes as the service sends it when wrapped in ``AbsentAsNull`` (`next` and a hit's `title`, `page` and
+/// It encodes as the service sends it when wrapped in `AbsentAsNull` (`next` and a hit's `title`, `page` and
 /// `label` as null when absent).
 public typealias SearchResultPage = Components.Schemas.SearchResults
 

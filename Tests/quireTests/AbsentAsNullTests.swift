@@ -38,7 +38,7 @@ struct AbsentAsNullTests {
         #expect(try JSONDecoder().decode(SearchResultPage.self, from: Data(wrapped.utf8)) == page)
     }
 
-    @Test("dates keep the encoder's strategy, inside arrays too")
+    @Test("dates keep the encoder's strategy, inside arrays too, or are written as datesAs says")
     func datesKeepTheirStrategy() throws {
         let started = Date(timeIntervalSince1970: 1_790_000_000)
         let nodes = ServiceNodes(
@@ -51,5 +51,7 @@ struct AbsentAsNullTests {
         let wrapped = try Self.json(AbsentAsNull(nodes))
         #expect(wrapped.contains(#""startedAt":"2026-09-21T"#), "\(wrapped)")
         #expect(wrapped == (try Self.json(nodes)), "nothing absent: the same JSON as without the wrapper")
+        let written = try Self.json(AbsentAsNull(nodes, datesAs: { $0 == started ? "started" : "other" }))
+        #expect(written.contains(#""lastHeartbeat":"started","#) && written.contains(#""startedAt":"started""#))
     }
 }

@@ -22,12 +22,12 @@ public enum DocumentRepresentations {
         return encoder
     }()
 
-    /// The JSON of a body: its members that are nil written as null (``AbsentAsNull``), as the schemas require
-    /// (`DocumentInfo.conflict`, `DocumentList.next`, `SearchHit.page`, …); the generated types would leave them
-    /// out.
+    /// The JSON of a body: its members that are nil written as null (`AbsentAsNull`), as the schemas require
+    /// (`DocumentInfo.conflict`, `DocumentList.next`, `SearchHit.page`, …), which the generated types would leave
+    /// out; its dates as ``timestamp(_:)`` writes them.
     /// - Throws: `EncodingError` when a member cannot be encoded (a non-finite number).
     public static func encode(_ body: some Encodable) throws -> Data {
-        try encoder.encode(AbsentAsNull(body))
+        try encoder.encode(AbsentAsNull(body, datesAs: timestamp))
     }
 }
 
