@@ -13,6 +13,9 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Issue 33's measurement of the generated server handlers (GeneratedServerFloor).
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     ],
     targets: [
         .executableTarget(
@@ -74,6 +77,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "HummingbirdFloor"
+        ),
+        // Hummingbird routes against swift-openapi-hummingbird's generated handlers, the same answers from memory
+        // (compare-generated-server.sh). Generated/Server.swift is the generator's server half of openapi.yaml; the
+        // types are QuireAPI's, which StoreClient links.
+        .executableTarget(
+            name: "GeneratedServerFloor",
+            dependencies: [
+                .product(name: "StoreClient", package: "Quire"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "GeneratedServerFloor",
+            exclude: ["openapi-generator-config.yaml"]
         ),
         // The figures of issue 6: opening a Document against Poppler alone; write → notification latency.
         .executableTarget(
