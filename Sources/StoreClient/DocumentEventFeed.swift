@@ -174,16 +174,18 @@ public struct DocumentEventFeed: AsyncSequence, Sendable {
 
         /// One `GET /events`, with `Last-Event-ID` when an event was seen.
         private mutating func attempt() async throws {
-            var request = feed.client.request(.GET, "/events")
+            var request = feed.client.request("/events")
             request.headers.add(name: "Accept", value: "text/event-stream")
             if let lastEventID { request.headers.add(name: "Last-Event-ID", value: String(lastEventID)) }
             let response = try await feed.client.execute(request)
             let status = Int(response.status.code)
             guard status == 200 else {
                 let bytes = try? await response.body.collect(upTo: 64 * 1024)
-                let answer = StoreClient.Answer(
-                    status: status, headers: response.headers, body: bytes.map { Data($0.readableBytesView) } ?? Data())
-                if status >= 400 { throw StoreClientError.problem(StoreClient.problem(in: answer)) }
+                if status >= 400 {
+                    throw StoreClient.error(
+                        status: status, etag: response.headers.first(name: "ETag"),
+                        body: bytes.map { Data($0.readableBytesView) } ?? Data(), path: "/events")
+                }
                 throw StoreClientError.unexpectedResponse(
                     server: feed.client.server, reason: "GET /events answered \(status)")
             }

@@ -333,24 +333,10 @@ public final class StoreClient: Sendable {
         return StoreClientError.problem(problem)
     }
 
-    /// An answer: status, headers, and the whole body.
-    struct Answer: Sendable {
-        var status: Int
-        var headers: HTTPHeaders
-        var body: Data
-    }
-
-    /// The request for `path` with the client's headers.
-    func request(
-        _ method: HTTPMethod, _ path: String, contentType: String? = nil, body: Data? = nil,
-        headers: [(String, String)] = []
-    ) -> HTTPClientRequest {
+    /// A `GET` of `path` with the client's token (the event feed's own request).
+    func request(_ path: String) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: server + path)
-        request.method = method
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
-        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         return request
     }
 
@@ -371,11 +357,6 @@ public final class StoreClient: Sendable {
         let failure = TransportFailure(error)
         return StoreClientError.unreachable(
             server: server, reason: failure.reason, connectionRefused: failure.isConnectionRefused)
-    }
-
-    /// The problem details of an error answer; a stand-in made from the status when the body is not one.
-    static func problem(in answer: Answer) -> ServiceProblem {
-        problem(status: answer.status, body: answer.body)
     }
 
     /// The problem details in the `body` of an error answer of `status`; a stand-in made from the status when the
