@@ -307,6 +307,7 @@ let package = Package(
             name: "DocumentStoreTests",
             dependencies: [
                 "DocumentStore",
+                "QuireAPI",
                 .product(name: "Yams", package: "Yams"),
                 "StoreCore",
                 "QuireTestSupport",

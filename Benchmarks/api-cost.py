@@ -1,5 +1,5 @@
 """What writing the JSON answers with the generated types costs: one node of each of two builds side by side, in one
-run (issue 33: the hand-written bodies against openapi.yaml's generated types, written with AbsentAsNull).
+run (issue 33: the hand-written bodies, events and problems against openapi.yaml's generated types).
 
 usage: api-cost.py BEFORE_BUILD AFTER_BUILD [ROUNDS]
 Each BUILD is a directory with release `quire-store` and `quire-pdf` (`scripts/release-build.sh` output). Starts one
@@ -8,7 +8,10 @@ interleaved blocks (default 6), on one keep-alive connection, and reports the me
   - GET /documents/{id} (the info, encoded once per version), 500 a block: requests per second;
   - GET /documents?limit=100 (100 summaries encoded per answer), 100 a block: requests per second;
   - a conditional PATCH …/metadata (a new version: its info encoded), 100 a block: median latency;
-  - a conditional PUT …/content (a coordinated write, then the info), 30 a block: median latency.
+  - a conditional PUT …/content (a coordinated write, then the info), 30 a block: median latency;
+  - GET /events with Last-Event-ID: 0 (the whole event log replayed, each event written as the spec's Event) until
+    the `: connected` comment, once a block: events per second;
+  - GET /documents?limit=abc (a 400 problem with its `parameter` member), 500 a block: requests per second.
 Target: no regression (each within the noise of the machine, about 1.05x).
 """
 import http.client, json, os, statistics, sys, time
@@ -71,6 +74,34 @@ def put_latency(port, document, etag, count=30):
     return statistics.median(delays), etag
 
 
+def replay_rate(port):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    start = time.monotonic()
+    connection.request("GET", "/events", headers={"Last-Event-ID": "0"})
+    response = connection.getresponse()
+    assert response.status == 200, response.status
+    events = 0
+    while True:
+        line = response.fp.readline()
+        assert line, "the stream ended before `: connected`"
+        if line.startswith(b"data:"):
+            events += 1
+        elif line.startswith(b": connected"):
+            break
+    elapsed = time.monotonic() - start
+    connection.close()
+    return events / elapsed
+
+
+def problem_rate(port, count=500):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    start = time.monotonic()
+    for _ in range(count):
+        timed(connection, "GET", "/documents?limit=abc", expected=400)
+    connection.close()
+    return count / (time.monotonic() - start)
+
+
 with running_service(before, "quire-api-cost-before-") as (before_port, _), \
         running_service(after, "quire-api-cost-after-") as (after_port, _):
     ports = {"before": before_port, "after": after_port}
@@ -79,7 +110,7 @@ with running_service(before, "quire-api-cost-before-") as (before_port, _), \
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         documents[name] = [upload(connection, fixture) for _ in range(100)]
         connection.close()
-    results = {measure: {"before": [], "after": []} for measure in ("info", "list", "patch", "put")}
+    results = {measure: {"before": [], "after": []} for measure in ("info", "list", "patch", "put", "replay", "problem")}
     edited = {name: documents[name][0] for name in ports}
     written = {name: documents[name][1] for name in ports}
     for _ in range(rounds):
@@ -92,9 +123,12 @@ with running_service(before, "quire-api-cost-before-") as (before_port, _), \
             delay, tag = put_latency(port, written[name][0], written[name][1])
             written[name] = (written[name][0], tag)
             results["put"][name].append(delay)
+            results["replay"][name].append(replay_rate(port))
+            results["problem"][name].append(problem_rate(port))
     median = {measure: {name: statistics.median(values) for name, values in runs.items()}
               for measure, runs in results.items()}
-    for measure, label in (("info", "GET info"), ("list", "GET /documents?limit=100")):
+    for measure, label in (("info", "GET info"), ("list", "GET /documents?limit=100"),
+                           ("replay", "event log replayed (events)"), ("problem", "400 problem")):
         b, a = median[measure]["before"], median[measure]["after"]
         print(f"{label}: before {b:.0f}/s, after {a:.0f}/s: after takes {b / a:.3f}x the time")
     for measure, label in (("patch", "conditional PATCH"), ("put", "conditional PUT")):

@@ -9,29 +9,41 @@ import Foundation
 /// given (a string each, without the nested encoder a date strategy costs); otherwise dates, data and URLs are
 /// handed to the encoder as they are, so its strategies for them apply.
 ///
-/// Use it for schemas whose optional members may all be null (`SearchResults`, `DocumentList`, `DocumentInfo`), not
-/// for one with members that are left out but never null (`Event.from`, `ConflictReport.conflict.fileSize`).
+/// By default every absent member is written as null: use that for schemas whose optional members may all be null
+/// (`SearchResults`, `DocumentList`, `DocumentInfo`). For a schema with members that are left out but never null
+/// (`Event.from` beside the nullable `Event.etag`), name the nullable ones in `nullMembers`: the others are left
+/// out, as the generated type leaves them.
 public struct AbsentAsNull<Value: Encodable>: Encodable {
     /// The wrapped value.
     public var value: Value
-    /// How dates are written, when not by the encoder's date strategy.
-    public var datesAs: (@Sendable (Date) -> String)?
+    /// How the members are written: dates, and which absent members become null.
+    var settings: NullWritingSettings
 
-    /// Wraps `value`; its dates are written as `datesAs` gives them when given (RFC 3339, say).
-    public init(_ value: Value, datesAs: (@Sendable (Date) -> String)? = nil) {
+    /// How dates are written, when not by the encoder's date strategy.
+    public var datesAs: (@Sendable (Date) -> String)? { settings.datesAs }
+    /// The names of the members written as null when absent, at every level; nil for every member.
+    public var nullMembers: Set<String>? { settings.nullMembers }
+
+    /// Wraps `value`; its dates are written as `datesAs` gives them when given (RFC 3339, say), and the absent
+    /// members named in `nullMembers` (every absent member, when nil) as null.
+    public init(_ value: Value, datesAs: (@Sendable (Date) -> String)? = nil, nullMembers: Set<String>? = nil) {
+        self.init(value, settings: NullWritingSettings(datesAs: datesAs, nullMembers: nullMembers))
+    }
+
+    init(_ value: Value, settings: NullWritingSettings) {
         self.value = value
-        self.datesAs = datesAs
+        self.settings = settings
     }
 
     /// Encodes the value with absent members as `null`.
     /// - Throws: What encoding the value throws.
     public func encode(to encoder: any Encoder) throws {
-        try value.encode(to: NullWritingEncoder(base: encoder, datesAs: datesAs))
+        try value.encode(to: NullWritingEncoder(base: encoder, settings: settings))
     }
 
-    /// A date's text, when `value` is a date and `datesAs` says how to write one.
-    static func dateText<T: Encodable>(_ value: T, _ datesAs: (@Sendable (Date) -> String)?) -> String? {
-        guard T.self == Date.self, let datesAs, let date = value as? Date else { return nil }
+    /// A date's text, when `value` is a date and the settings say how to write one.
+    static func dateText<T: Encodable>(_ value: T, _ settings: NullWritingSettings) -> String? {
+        guard T.self == Date.self, let datesAs = settings.datesAs, let date = value as? Date else { return nil }
         return datesAs(date)
     }
 
@@ -44,30 +56,43 @@ public struct AbsentAsNull<Value: Encodable>: Encodable {
     }
 }
 
+/// How ``AbsentAsNull`` writes: its dates, and which absent members become null.
+struct NullWritingSettings {
+    /// How dates are written, when not by the encoder's date strategy.
+    let datesAs: (@Sendable (Date) -> String)?
+    /// The names of the members written as null when absent; nil for every member.
+    let nullMembers: Set<String>?
+
+    /// Whether the absent member `key` is written as null (else it is left out).
+    func writesNull(_ key: some CodingKey) -> Bool {
+        nullMembers?.contains(key.stringValue) ?? true
+    }
+}
+
 /// An encoder that hands everything to `base`, writing `null` where a member would be left out.
 private struct NullWritingEncoder: Encoder {
     let base: any Encoder
-    let datesAs: (@Sendable (Date) -> String)?
+    let settings: NullWritingSettings
     var codingPath: [any CodingKey] { base.codingPath }
     var userInfo: [CodingUserInfoKey: Any] { base.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(NullWritingKeyedContainer(base: base.container(keyedBy: type), datesAs: datesAs))
+        KeyedEncodingContainer(NullWritingKeyedContainer(base: base.container(keyedBy: type), settings: settings))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        NullWritingUnkeyedContainer(base: base.unkeyedContainer(), datesAs: datesAs)
+        NullWritingUnkeyedContainer(base: base.unkeyedContainer(), settings: settings)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        NullWritingSingleValueContainer(base: base.singleValueContainer(), datesAs: datesAs)
+        NullWritingSingleValueContainer(base: base.singleValueContainer(), settings: settings)
     }
 }
 
 /// A keyed container whose `encodeIfPresent` writes `null` for nil; nested values are encoded the same way.
 private struct NullWritingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var base: KeyedEncodingContainer<Key>
-    let datesAs: (@Sendable (Date) -> String)?
+    let settings: NullWritingSettings
     var codingPath: [any CodingKey] { base.codingPath }
 
     mutating func encodeNil(forKey key: Key) throws { try base.encodeNil(forKey: key) }
@@ -87,12 +112,12 @@ private struct NullWritingKeyedContainer<Key: CodingKey>: KeyedEncodingContainer
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try base.encode(value, forKey: key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        if let text = AbsentAsNull<T>.dateText(value, datesAs) {
+        if let text = AbsentAsNull<T>.dateText(value, settings) {
             try base.encode(text, forKey: key)
         } else if AbsentAsNull<T>.isEncoderLeaf(value) {
             try base.encode(value, forKey: key)
         } else {
-            try base.encode(AbsentAsNull(value, datesAs: datesAs), forKey: key)
+            try base.encode(AbsentAsNull(value, settings: settings), forKey: key)
         }
     }
 
@@ -113,7 +138,11 @@ private struct NullWritingKeyedContainer<Key: CodingKey>: KeyedEncodingContainer
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try encodeOrNull(value, key) }
 
     private mutating func encodeOrNull<T: Encodable>(_ value: T?, _ key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { try base.encodeNil(forKey: key) }
+        if let value {
+            try encode(value, forKey: key)
+        } else if settings.writesNull(key) {
+            try base.encodeNil(forKey: key)
+        }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
@@ -121,23 +150,23 @@ private struct NullWritingKeyedContainer<Key: CodingKey>: KeyedEncodingContainer
     {
         KeyedEncodingContainer(
             NullWritingKeyedContainer<NestedKey>(
-                base: base.nestedContainer(keyedBy: keyType, forKey: key), datesAs: datesAs))
+                base: base.nestedContainer(keyedBy: keyType, forKey: key), settings: settings))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        NullWritingUnkeyedContainer(base: base.nestedUnkeyedContainer(forKey: key), datesAs: datesAs)
+        NullWritingUnkeyedContainer(base: base.nestedUnkeyedContainer(forKey: key), settings: settings)
     }
 
-    mutating func superEncoder() -> any Encoder { NullWritingEncoder(base: base.superEncoder(), datesAs: datesAs) }
+    mutating func superEncoder() -> any Encoder { NullWritingEncoder(base: base.superEncoder(), settings: settings) }
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        NullWritingEncoder(base: base.superEncoder(forKey: key), datesAs: datesAs)
+        NullWritingEncoder(base: base.superEncoder(forKey: key), settings: settings)
     }
 }
 
 /// An unkeyed container whose elements are encoded with absent members as `null`.
 private struct NullWritingUnkeyedContainer: UnkeyedEncodingContainer {
     var base: any UnkeyedEncodingContainer
-    let datesAs: (@Sendable (Date) -> String)?
+    let settings: NullWritingSettings
     var codingPath: [any CodingKey] { base.codingPath }
     var count: Int { base.count }
 
@@ -158,12 +187,12 @@ private struct NullWritingUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt64) throws { try base.encode(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        if let text = AbsentAsNull<T>.dateText(value, datesAs) {
+        if let text = AbsentAsNull<T>.dateText(value, settings) {
             try base.encode(text)
         } else if AbsentAsNull<T>.isEncoderLeaf(value) {
             try base.encode(value)
         } else {
-            try base.encode(AbsentAsNull(value, datesAs: datesAs))
+            try base.encode(AbsentAsNull(value, settings: settings))
         }
     }
 
@@ -171,20 +200,20 @@ private struct NullWritingUnkeyedContainer: UnkeyedEncodingContainer {
         -> KeyedEncodingContainer<NestedKey>
     {
         KeyedEncodingContainer(
-            NullWritingKeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType), datesAs: datesAs))
+            NullWritingKeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType), settings: settings))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        NullWritingUnkeyedContainer(base: base.nestedUnkeyedContainer(), datesAs: datesAs)
+        NullWritingUnkeyedContainer(base: base.nestedUnkeyedContainer(), settings: settings)
     }
 
-    mutating func superEncoder() -> any Encoder { NullWritingEncoder(base: base.superEncoder(), datesAs: datesAs) }
+    mutating func superEncoder() -> any Encoder { NullWritingEncoder(base: base.superEncoder(), settings: settings) }
 }
 
 /// A single-value container whose value is encoded with absent members as `null`.
 private struct NullWritingSingleValueContainer: SingleValueEncodingContainer {
     var base: any SingleValueEncodingContainer
-    let datesAs: (@Sendable (Date) -> String)?
+    let settings: NullWritingSettings
     var codingPath: [any CodingKey] { base.codingPath }
 
     mutating func encodeNil() throws { try base.encodeNil() }
@@ -204,12 +233,12 @@ private struct NullWritingSingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt64) throws { try base.encode(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        if let text = AbsentAsNull<T>.dateText(value, datesAs) {
+        if let text = AbsentAsNull<T>.dateText(value, settings) {
             try base.encode(text)
         } else if AbsentAsNull<T>.isEncoderLeaf(value) {
             try base.encode(value)
         } else {
-            try base.encode(AbsentAsNull(value, datesAs: datesAs))
+            try base.encode(AbsentAsNull(value, settings: settings))
         }
     }
 }

@@ -572,7 +572,7 @@ struct PDFWorkerLifetimeTests {
         let renderProblem = ProblemDetails(
             StoreError.pdfWork(try #require(renderError), work: "rendering page 1", parameter: "dpi"))
         #expect(renderProblem.status == .badRequest)
-        #expect(renderProblem.extensions["parameter"] == "dpi")
+        #expect(renderProblem.extensionMembers["parameter"] == "dpi")
         // Edits too large to send refuse a save, which has no "dpi": no parameter is named (it used to be "dpi").
         let huge = PDFWorkerEdit.addAnnotation(
             kind: 1, page: 0, x: 1, y: 1, width: 10, height: 10,
@@ -582,7 +582,7 @@ struct PDFWorkerLifetimeTests {
         }
         let saveProblem = ProblemDetails(StoreError.pdfWork(try #require(saveError), work: "saving document a"))
         #expect(saveProblem.status == .badRequest)
-        #expect(saveProblem.extensions["parameter"] == nil)
+        #expect(saveProblem.extensionMembers["parameter"] == nil)
         #expect(saveProblem.detail?.contains("save them first") == true)
     }
 

@@ -89,7 +89,7 @@ struct PreconditionTests {
         }
         #expect(stale?.status == .preconditionFailed)
         #expect(stale?.headers[.eTag] == #""v2""#)
-        #expect(stale?.extensions["etag"] == #""v2""#)
+        #expect(stale?.extensionMembers["etag"] == #""v2""#)
         try Self.preconditions(ifMatch: #""v2""#).requireIfMatch(current: Self.current, method: .put)
         try Self.preconditions(ifMatch: "*").requireIfMatch(current: Self.current, method: .delete)
     }
@@ -98,7 +98,7 @@ struct PreconditionTests {
     func malformed() {
         let problem = #expect(throws: ProblemDetails.self) { try Self.preconditions(ifMatch: "v2") }
         #expect(problem?.status == .badRequest)
-        #expect(problem?.extensions["header"] == "If-Match")
+        #expect(problem?.extensionMembers["header"] == "If-Match")
         #expect(problem?.detail == #"the If-Match header "v2" does not follow its syntax"#)
     }
 }

@@ -1,6 +1,7 @@
 import DocumentStore
 import Foundation
 import HTTPTypes
+import QuireAPI
 import Testing
 
 @Suite("Server-sent events")
@@ -50,6 +51,35 @@ struct ServerSentEventTests {
             type: .deleted, documentID: DocumentID(rawValue: "doc")!, at: Date(timeIntervalSince1970: 0))
         untagged.id = 43
         #expect(untagged.serverSentEvent.data.contains(#""etag":null"#))
+    }
+
+    @Test("a store event's data is the spec's Event: nullable members null, other absent members left out")
+    func storeEventAsSpecEvent() throws {
+        let at = Date(timeIntervalSince1970: 1_790_000_000.25)
+        var damaged = StoreEvent(
+            type: .damaged, documentID: DocumentID(rawValue: "doc")!, at: at,
+            extra: ["file": "/r/x.pdf", "reason": "no xref table"])
+        damaged.id = 9
+        // No tag and no version: null; no `from`, `to`, `conflict`, … for a `damaged` event: left out.
+        #expect(
+            damaged.serverSentEvent.data
+                == #"{"at":"2026-09-21T14:13:20.250Z","contentEtag":null,"document":"doc","etag":null,"file":"/r/x.pdf","#
+                + #""id":9,"reason":"no xref table","type":"damaged","version":null}"#)
+        // What a client generated from the spec reads: the reason too (it was sent but not declared before).
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            try Date(try decoder.singleValueContainer().decode(String.self), strategy: .iso8601)
+        }
+        let read = try decoder.decode(Components.Schemas.Event.self, from: Data(damaged.serverSentEvent.data.utf8))
+        #expect(read._type == .damaged && read.file == "/r/x.pdf" && read.reason == "no xref table")
+        var conflict = StoreEvent(
+            type: .conflict, documentID: DocumentID(rawValue: "doc")!, etag: EntityTag(opaqueTag: "e1"), at: at,
+            extra: ["conflict": "deletion", "file": "/r/x.pdf"])
+        conflict.id = 10
+        conflict.version = 3
+        let readConflict = try decoder.decode(
+            Components.Schemas.Event.self, from: Data(conflict.serverSentEvent.data.utf8))
+        #expect(readConflict.conflict == .deletion && readConflict.version == 3 && readConflict.etag == #""e1-3""#)
     }
 
     @Test("Last-Event-ID is a non-negative integer; anything else is a 400 problem")

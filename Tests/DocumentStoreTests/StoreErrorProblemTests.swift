@@ -172,7 +172,7 @@ struct StoreErrorProblemTests {
         #expect(ProblemDetails(refused).detail == "rendering page 1: the worker's message")
         let input = StoreError.pdfWork(.refused(Self.reply(.invalidArgument)), work: "saving document d")
         #expect(input == .invalidInput("saving document d: the worker's message"))
-        #expect(ProblemDetails(input).extensions["parameter"] == nil)
+        #expect(ProblemDetails(input).extensionMembers["parameter"] == nil)
         let noPage = StoreError.pdfWorkFailed(.refused(Self.reply(.pageOutOfRange)), work: "rendering page 9")
         #expect(ProblemDetails(noPage).detail == "rendering page 9: no such page")
     }
@@ -181,14 +181,14 @@ struct StoreErrorProblemTests {
     func headersAndMembers() {
         let failed = ProblemDetails(.preconditionFailed(current: Self.tag))
         #expect(failed.headers[.eTag] == Self.tag.headerValue)
-        #expect(failed.extensions["etag"] == Self.tag.headerValue)
+        #expect(failed.extensionMembers["etag"] == Self.tag.headerValue)
         let gone = ProblemDetails(.preconditionFailed(current: nil))
-        #expect(gone.headers[.eTag] == nil && gone.extensions.isEmpty)
+        #expect(gone.headers[.eTag] == nil && gone.extensionMembers.isEmpty)
         let password = ProblemDetails(.passwordRequired(what: "document doc-1", wrongPassword: true))
         #expect(password.headers[.wwwAuthenticate] == #"Document-Password realm="quire""#)
         #expect(password.detail?.contains("does not open it") == true)
-        #expect(ProblemDetails(.invalidParameter("rect.x", reason: "x")).extensions == ["parameter": "rect.x"])
-        #expect(ProblemDetails(.tooLarge(limit: 10)).extensions == ["limit": "10"])
-        #expect(ProblemDetails(.uploadBudgetExhausted(budget: 7, retryAfterSeconds: 5)).extensions == ["budget": "7"])
+        #expect(ProblemDetails(.invalidParameter("rect.x", reason: "x")).extensionMembers == ["parameter": "rect.x"])
+        #expect(ProblemDetails(.tooLarge(limit: 10)).extensionMembers == ["limit": "10"])
+        #expect(ProblemDetails(.uploadBudgetExhausted(budget: 7, retryAfterSeconds: 5)).extensionMembers == ["budget": "7"])
     }
 }

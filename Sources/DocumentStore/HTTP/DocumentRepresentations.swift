@@ -24,10 +24,12 @@ public enum DocumentRepresentations {
 
     /// The JSON of a body: its members that are nil written as null (`AbsentAsNull`), as the schemas require
     /// (`DocumentInfo.conflict`, `DocumentList.next`, `SearchHit.page`, …), which the generated types would leave
-    /// out; its dates as ``timestamp(_:)`` writes them.
+    /// out; its dates as ``timestamp(_:)`` writes them. With `nullMembers`, only the absent members of those names
+    /// are written as null, and the others left out (the schema's nullable members, for one whose other optional
+    /// members are never null).
     /// - Throws: `EncodingError` when a member cannot be encoded (a non-finite number).
-    public static func encode(_ body: some Encodable) throws -> Data {
-        try encoder.encode(AbsentAsNull(body, datesAs: timestamp))
+    public static func encode(_ body: some Encodable, nullMembers: Set<String>? = nil) throws -> Data {
+        try encoder.encode(AbsentAsNull(body, datesAs: timestamp, nullMembers: nullMembers))
     }
 }
 

@@ -11,10 +11,11 @@ extension ProblemDetails {
 
     /// 400 for a header whose value does not follow its syntax (a malformed `If-Match`, say).
     public static func malformedHeader(_ name: HTTPField.Name, value: String) -> ProblemDetails {
-        ProblemDetails(
+        var problem = ProblemDetails(
             status: .badRequest, type: "/problems/malformed-header", title: "Malformed header",
-            detail: "the \(name.rawName) header \"\(value)\" does not follow its syntax",
-            extensions: ["header": name.rawName])
+            detail: "the \(name.rawName) header \"\(value)\" does not follow its syntax")
+        problem.members.header = name.rawName
+        return problem
     }
 
     /// 404 for a resource that does not exist; `detail` names it.
@@ -73,18 +74,20 @@ extension ProblemDetails {
     /// 400 for a `Last-Event-ID` beyond the newest event of the log (another store's id, or a log that was
     /// replaced): the client would wait for events that never come.
     public static func futureEventID(_ id: Int64, newest: Int64) -> ProblemDetails {
-        ProblemDetails(
+        var problem = ProblemDetails(
             status: .badRequest, type: "/problems/future-event-id", title: "Unknown event id",
             detail: "Last-Event-ID \(id) is beyond the newest event of this store (\(newest)): reconnect without "
-                + "Last-Event-ID, or with an id this store sent",
-            extensions: ["newest": String(newest)])
+                + "Last-Event-ID, or with an id this store sent")
+        problem.members.newest = String(newest)
+        return problem
     }
 
     /// 500 for an unexpected failure: the details stay in the service's log, found by the request id.
     public static func internalError(requestID: String) -> ProblemDetails {
-        ProblemDetails(
+        var problem = ProblemDetails(
             status: .internalServerError,
-            detail: "the service failed unexpectedly; its log has the details under request id \(requestID)",
-            extensions: ["requestId": requestID])
+            detail: "the service failed unexpectedly; its log has the details under request id \(requestID)")
+        problem.members.requestId = requestID
+        return problem
     }
 }

@@ -10,7 +10,12 @@ extension ProblemDetails {
         let status: HTTPResponse.Status
         var type = "about:blank"
         var title: String?
-        var extensions: [String: String] = [:]
+        // The extension members the case sets.
+        var parameter: String?
+        var etag: String?
+        var version: String?
+        var limit: String?
+        var budget: String?
         var headers: HTTPFields = [:]
         switch error.reason {
         case .documentNotFound:
@@ -19,7 +24,7 @@ extension ProblemDetails {
             (status, type, title) = (.notFound, "/problems/version-not-found", "No such version")
         case .invalidParameter(let name, _):
             (status, type, title) = (.badRequest, "/problems/invalid-parameter", "Invalid parameter")
-            extensions["parameter"] = name
+            parameter = name
         case .invalidInput:
             status = .badRequest
         case .passwordRequired:
@@ -62,15 +67,15 @@ extension ProblemDetails {
             (status, type, title) = (.preconditionFailed, "/problems/precondition-failed", "Precondition failed")
             if let current {
                 headers[.eTag] = current.headerValue
-                extensions["etag"] = current.headerValue
-                if let version = current.documentVersion { extensions["version"] = String(version) }
+                etag = current.headerValue
+                version = current.documentVersion.map { String($0) }
             }
-        case .tooLarge(let limit):
+        case .tooLarge(let bytes):
             (status, type, title) = (.contentTooLarge, "/problems/content-too-large", "Content too large")
-            extensions["limit"] = String(limit)
-        case .uploadBudgetExhausted(let budget, _):
+            limit = String(bytes)
+        case .uploadBudgetExhausted(let bytes, _):
             (status, type, title) = (.serviceUnavailable, "/problems/upload-budget-exhausted", "Too many uploads")
-            extensions["budget"] = String(budget)
+            budget = String(bytes)
         case .unavailable:
             status = .serviceUnavailable
         case .fileNotRemoved:
@@ -79,9 +84,9 @@ extension ProblemDetails {
             status = .internalServerError
         }
         if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter.components.seconds) }
-        self.init(
-            status: status, type: type, title: title, detail: Self.detail(of: error), extensions: extensions,
-            headers: headers)
+        self.init(status: status, type: type, title: title, detail: Self.detail(of: error), headers: headers)
+        (members.parameter, members.etag, members.version) = (parameter, etag, version)
+        (members.limit, members.budget) = (limit, budget)
     }
 
     /// The problem's detail for `error`: its description, but in the API's own terms where the remedy is a header

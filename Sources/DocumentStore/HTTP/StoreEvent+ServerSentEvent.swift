@@ -1,27 +1,23 @@
 import Foundation
 import HTTPTypes
+import QuireAPI
 import StoreCore
 
 extension StoreEvent {
-    /// The event as `GET /events` sends it: `id: N`, `event: TYPE`, and one `data:` line holding
-    /// `{"id": N, "type": TYPE, "document": ID, "etag": "...", "version": V, "contentEtag": "...", "at": RFC 3339}`
-    /// plus the type-specific members of ``extra``. `etag` is the document's validator after the event (what its
-    /// info is tagged with then), `contentEtag` its content's tag, both in header form (with their quotes) or
-    /// null; `version` the document's version after the event (null for events from before versions).
+    /// The event as `GET /events` sends it: `id: N`, `event: TYPE`, and one `data:` line holding the event as
+    /// `openapi.yaml`'s `Event` (QuireAPI's `Components.Schemas.Event`, built by its `init(_:)` from this event):
+    /// `etag` is the document's validator after the event (what its info is tagged with then), `contentEtag` its
+    /// content's tag, both in header form (with their quotes) or null; `version` the document's version after the
+    /// event (null for events from before versions); the type-specific members (`from`, `file`, `reason`, …) only
+    /// where the type has them. Keys sorted, the time in RFC 3339 with milliseconds.
+    ///
+    /// Only events read from the log are sent, and they have ids; one that has none yet would go out without an
+    /// `id:` line and with `"id":0`.
     public var serverSentEvent: ServerSentEvent {
-        var members: [String: String?] = extra.mapValues { $0 }
-        members["type"] = type.rawValue
-        members["document"] = documentID.rawValue
-        members["etag"] = .some(validator?.headerValue)
-        members["contentEtag"] = .some(etag?.headerValue)
-        members["at"] = at.formatted(Self.timestampFormat)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var payload = EventPayload(id: id, version: version, members: members)
-        payload.members.removeValue(forKey: "id")
-        payload.members.removeValue(forKey: "version")
-        // Strings, nulls and an integer always encode.
-        let data = (try? encoder.encode(payload)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let payload = Components.Schemas.Event(self)
+        // A generated value of strings, integers and raw-value enums always encodes.
+        let data = (try? DocumentRepresentations.encode(payload, nullMembers: APISchemas.nullableMembers["Event"]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return ServerSentEvent(id: id.map(String.init), event: type.rawValue, data: data)
     }
 
@@ -34,25 +30,35 @@ extension StoreEvent {
         }
         return id
     }
+}
 
-    /// The JSON object of an event: the id and the version as numbers, every other member a string or null.
-    private struct EventPayload: Encodable {
-        let id: Int64?
-        let version: Int64?
-        var members: [String: String?]
+extension Components.Schemas.Event {
+    /// The event as the API describes it: its type-specific fields (``StoreEvent/extra``) as the members of those
+    /// names (`conflict` and `resolution` when they hold one of the spec's values).
+    init(_ event: StoreEvent) {
+        let extra = event.extra
+        self.init(
+            id: event.id ?? 0, _type: _TypePayload(event.type), document: event.documentID.rawValue,
+            etag: event.validator?.headerValue, version: event.version, contentEtag: event.etag?.headerValue,
+            at: event.at, from: extra["from"], to: extra["to"], file: extra["file"],
+            conflict: extra["conflict"].flatMap(Components.Schemas.ConflictType.init(rawValue:)),
+            resolution: extra["resolution"].flatMap(Components.Schemas.ConflictResolution.init(rawValue:)),
+            restoredVersion: extra["restoredVersion"], reason: extra["reason"])
+    }
+}
 
-        private struct Key: CodingKey {
-            let stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(id, forKey: Key(stringValue: "id"))
-            try container.encode(version, forKey: Key(stringValue: "version"))
-            for (name, value) in members { try container.encode(value, forKey: Key(stringValue: name)) }
+extension Components.Schemas.Event._TypePayload {
+    /// The event type as the API names it.
+    init(_ type: StoreEvent.EventType) {
+        switch type {
+        case .created: self = .created
+        case .changed: self = .changed
+        case .moved: self = .moved
+        case .deleted: self = .deleted
+        case .conflict: self = .conflict
+        case .resolved: self = .resolved
+        case .saved: self = .saved
+        case .damaged: self = .damaged
         }
     }
 }

@@ -3,7 +3,7 @@ import QuireAPI
 import StoreCore
 
 /// A JSON request body whose schema in `openapi.yaml` is a closed object (`additionalProperties: false`): the
-/// members it may have, read from the spec (``RequestSchemas``), so that an unknown member, a missing one and one of
+/// members it may have, read from the spec (``APISchemas``), so that an unknown member, a missing one and one of
 /// the wrong type or value are answered by name (Foundation's `JSONDecoder` calls a fractional number where an
 /// integer is wanted "not valid JSON").
 protocol JSONRequestBody: Decodable {
@@ -146,8 +146,8 @@ extension JSONRequestBody {
 }
 
 extension JSONRequestBody {
-    /// The members of the schema named ``schemaName``, as `openapi.yaml` describes them (``RequestSchemas``).
-    static var members: [String: JSONMemberRule] { RequestSchemas.rules[schemaName] ?? [:] }
+    /// The members of the schema named ``schemaName``, as `openapi.yaml` describes them (``APISchemas``).
+    static var members: [String: JSONMemberRule] { APISchemas.rules[schemaName] ?? [:] }
 }
 
 extension Components.Schemas.RegisterRequest: JSONRequestBody {

@@ -63,10 +63,11 @@ struct ProblemResponseMiddleware<Context: RequestContext>: RouterMiddleware {
                 headers: headers)
         case .contentTooLarge:
             let limit = context.maxUploadSize
-            return ProblemDetails(
+            var problem = ProblemDetails(
                 status: .contentTooLarge, type: "/problems/content-too-large", title: "Content too large",
-                detail: "the body of \(target) is larger than the \(limit) bytes it may have",
-                extensions: ["limit": String(limit)], headers: headers)
+                detail: "the body of \(target) is larger than the \(limit) bytes it may have", headers: headers)
+            problem.members.limit = String(limit)
+            return problem
         default:
             let detail = message ?? "the service cannot answer \(target): \(error.status.reasonPhrase.lowercased())"
             return ProblemDetails(status: error.status, detail: detail, headers: headers)

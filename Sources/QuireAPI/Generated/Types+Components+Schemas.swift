@@ -1196,6 +1196,10 @@ extension Components {
             public var resolution: Components.Schemas.ConflictResolution?
             /// - Remark: Generated from `#/components/schemas/Event/restoredVersion`.
             public var restoredVersion: Swift.String?
+            /// Of `damaged`: what is wrong with the file.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/reason`.
+            public var reason: Swift.String?
             /// Creates a new `Event`.
             ///
             /// - Parameters:
@@ -1212,6 +1216,7 @@ extension Components {
             ///   - conflict:
             ///   - resolution:
             ///   - restoredVersion:
+            ///   - reason: Of `damaged`: what is wrong with the file.
             public init(
                 id: Swift.Int64,
                 _type: Components.Schemas.Event._TypePayload,
@@ -1225,7 +1230,8 @@ extension Components {
                 file: Swift.String? = nil,
                 conflict: Components.Schemas.ConflictType? = nil,
                 resolution: Components.Schemas.ConflictResolution? = nil,
-                restoredVersion: Swift.String? = nil
+                restoredVersion: Swift.String? = nil,
+                reason: Swift.String? = nil
             ) {
                 self.id = id
                 self._type = _type
@@ -1240,6 +1246,7 @@ extension Components {
                 self.conflict = conflict
                 self.resolution = resolution
                 self.restoredVersion = restoredVersion
+                self.reason = reason
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -1255,6 +1262,7 @@ extension Components {
                 case conflict
                 case resolution
                 case restoredVersion
+                case reason
             }
         }
         /// RFC 9457 problem details.
@@ -1295,6 +1303,14 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/requestId`.
             public var requestId: Swift.String?
+            /// On `/problems/upload-budget-exhausted`, the bytes of uploads the service holds at once.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/budget`.
+            public var budget: Swift.String?
+            /// On `/problems/future-event-id`, the id of the newest event of the log.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/newest`.
+            public var newest: Swift.String?
             /// A container of undocumented properties.
             public var additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer
             /// Creates a new `Problem`.
@@ -1311,6 +1327,8 @@ extension Components {
             ///   - parameter: On `/problems/invalid-parameter`, the query or path parameter, or the JSON member, at fault.
             ///   - limit: On 413, the limit in bytes.
             ///   - requestId: On 500, the request id to look for in the log.
+            ///   - budget: On `/problems/upload-budget-exhausted`, the bytes of uploads the service holds at once.
+            ///   - newest: On `/problems/future-event-id`, the id of the newest event of the log.
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 _type: Swift.String,
@@ -1324,6 +1342,8 @@ extension Components {
                 parameter: Swift.String? = nil,
                 limit: Swift.String? = nil,
                 requestId: Swift.String? = nil,
+                budget: Swift.String? = nil,
+                newest: Swift.String? = nil,
                 additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer = .init()
             ) {
                 self._type = _type
@@ -1337,6 +1357,8 @@ extension Components {
                 self.parameter = parameter
                 self.limit = limit
                 self.requestId = requestId
+                self.budget = budget
+                self.newest = newest
                 self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
@@ -1351,6 +1373,8 @@ extension Components {
                 case parameter
                 case limit
                 case requestId
+                case budget
+                case newest
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -1398,6 +1422,14 @@ extension Components {
                     Swift.String.self,
                     forKey: .requestId
                 )
+                self.budget = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .budget
+                )
+                self.newest = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .newest
+                )
                 additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
                     "type",
                     "title",
@@ -1409,7 +1441,9 @@ extension Components {
                     "header",
                     "parameter",
                     "limit",
-                    "requestId"
+                    "requestId",
+                    "budget",
+                    "newest"
                 ])
             }
             public func encode(to encoder: any Swift.Encoder) throws {
@@ -1457,6 +1491,14 @@ extension Components {
                 try container.encodeIfPresent(
                     self.requestId,
                     forKey: .requestId
+                )
+                try container.encodeIfPresent(
+                    self.budget,
+                    forKey: .budget
+                )
+                try container.encodeIfPresent(
+                    self.newest,
+                    forKey: .newest
                 )
                 try encoder.encodeAdditionalProperties(additionalProperties)
             }

@@ -1,27 +1,40 @@
 import Foundation
 import Yams
 
-/// The member rules of the JSON request bodies (``JSONRequestBody``), read from the service's compiled-in
-/// `openapi.yaml` once: each body's members by path (`rect.width`; `files[]` for an array's elements), whether each
-/// is required, its JSON type, the values a string may take (an `enum`, directly or through a `$ref`), what a string
-/// stands for (its `title`: "a path") and the bounds of a number (`minimum`, `exclusiveMinimum`), which the message
-/// names. The spec is the one description of
-/// what a body may hold; nothing here repeats a schema.
-enum RequestSchemas {
+/// What the service's compiled-in `openapi.yaml` says about its schemas, read once, so that nothing here repeats a
+/// schema:
+/// - the member rules of the JSON request bodies (``JSONRequestBody``): each body's members by path (`rect.width`;
+///   `files[]` for an array's elements), whether each is required, its JSON type, the values a string may take (an
+///   `enum`, directly or through a `$ref`), what a string stands for (its `title`: "a path") and the bounds of a
+///   number (`minimum`, `exclusiveMinimum`), which the message names;
+/// - the members of each schema that may be null (`type: [string, 'null']`), which a body without them writes as
+///   null rather than leaving them out (the event stream's `etag`, beside `from`, which is left out).
+enum APISchemas {
     /// The rules of every schema in `components.schemas`, by schema name; empty when the document cannot be read
     /// (a test reads it, so a service that ships cannot meet that: every member would be refused by name).
-    static let rules: [String: [String: JSONMemberRule]] = {
+    static let rules: [String: [String: JSONMemberRule]] = read.rules
+
+    /// The names of the top-level members that may be null, by schema name; empty when the document cannot be read.
+    static let nullableMembers: [String: Set<String>] = read.nullable
+
+    /// Both, from one reading of the document.
+    private static let read: (rules: [String: [String: JSONMemberRule]], nullable: [String: Set<String>]) = {
         let text = String(decoding: OpenAPIController.document, as: UTF8.self)
         guard let document = (try? Yams.load(yaml: text)) as? [String: Any],
             let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any]
-        else { return [:] }
+        else { return ([:], [:]) }
         var rules: [String: [String: JSONMemberRule]] = [:]
+        var nullable: [String: Set<String>] = [:]
         for (name, schema) in schemas {
             var members: [String: JSONMemberRule] = [:]
             collect(schema, at: "", into: &members, schemas: schemas)
             rules[name] = members
+            let properties = resolve(schema, schemas)?["properties"] as? [String: Any] ?? [:]
+            nullable[name] = Set(properties.compactMap { member, schema in
+                ((schema as? [String: Any])?["type"] as? [String])?.contains("null") == true ? member : nil
+            })
         }
-        return rules
+        return (rules, nullable)
     }()
 
     /// The rules of the members of the object `schema`, at `path`.
