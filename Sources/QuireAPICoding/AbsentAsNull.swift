@@ -47,12 +47,14 @@ public struct AbsentAsNull<Value: Encodable>: Encodable {
         return datesAs(date)
     }
 
-    /// Whether `value` goes to the encoder as it is: a date, data, a URL or a decimal (so that the encoder's own
-    /// strategies for them apply), or a raw-value enum (which has no members to write as null). Decided by the
-    /// type, which costs less than a cast of the value.
+    /// Whether `value` goes to the encoder as it is: a string or a number (which has no members, and reaches a generic
+    /// `encode` as an array's element or an optional's value), a date, data, a URL or a decimal (so that the
+    /// encoder's own strategies for them apply), or a raw-value enum (which has no members to write as null).
+    /// Decided by the type, which costs less than a cast of the value; the commonest types are compared first.
     static func isEncoderLeaf<T: Encodable>(_ value: T) -> Bool {
-        T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self
-            || T.self is any RawRepresentable.Type
+        T.self == String.self || T.self == Int.self || T.self == Int64.self || T.self == Bool.self
+            || T.self == Double.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
+            || T.self == Decimal.self || T.self is any RawRepresentable.Type
     }
 }
 
@@ -121,28 +123,57 @@ private struct NullWritingKeyedContainer<Key: CodingKey>: KeyedEncodingContainer
         }
     }
 
-    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try encodeOrNull(value, key) }
-    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try encodeOrNull(value, key) }
-    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try encodeOrNull(value, key) }
-    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try encodeOrNull(value, key) }
-    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try encodeOrNull(value, key) }
-    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try encodeOrNull(value, key) }
-    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try encodeOrNull(value, key) }
-    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try encodeOrNull(value, key) }
-    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try encodeOrNull(value, key) }
-    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try encodeOrNull(value, key) }
-    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try encodeOrNull(value, key) }
-    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try encodeOrNull(value, key) }
-    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try encodeOrNull(value, key) }
-    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeOrNull(value, key) }
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws {
+        if let value { try base.encode(value, forKey: key) } else { try absent(key) }
+    }
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try encodeOrNull(value, key) }
 
+    /// Writes null for the absent member `key`, or leaves it out when the settings say so.
+    private mutating func absent(_ key: Key) throws {
+        if settings.writesNull(key) { try base.encodeNil(forKey: key) }
+    }
+
     private mutating func encodeOrNull<T: Encodable>(_ value: T?, _ key: Key) throws {
-        if let value {
-            try encode(value, forKey: key)
-        } else if settings.writesNull(key) {
-            try base.encodeNil(forKey: key)
-        }
+        if let value { try encode(value, forKey: key) } else { try absent(key) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)

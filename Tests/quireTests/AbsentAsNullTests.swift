@@ -54,4 +54,55 @@ struct AbsentAsNullTests {
         let written = try Self.json(AbsentAsNull(nodes, datesAs: { $0 == started ? "started" : "other" }))
         #expect(written.contains(#""lastHeartbeat":"started","#) && written.contains(#""startedAt":"started""#))
     }
+
+    /// A value whose members are strings, numbers and arrays of them, optional or not, encoded by hand as the
+    /// generated types encode (nil members through `encodeIfPresent`, arrays of strings through the generic path).
+    struct Primitives: Encodable {
+        var name: String?
+        var count: Int?
+        var size: Int64?
+        var ratio: Double?
+        var flag: Bool?
+        var tags: [String]
+        var sizes: [Int64?]
+
+        enum CodingKeys: String, CodingKey { case name, count, size, ratio, flag, tags, sizes }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(name, forKey: .name)
+            try container.encodeIfPresent(count, forKey: .count)
+            try container.encodeIfPresent(size, forKey: .size)
+            try container.encodeIfPresent(ratio, forKey: .ratio)
+            try container.encodeIfPresent(flag, forKey: .flag)
+            try container.encode(tags, forKey: .tags)
+            try container.encode(sizes, forKey: .sizes)
+        }
+    }
+
+    @Test("strings, numbers and Booleans are written as they are, present or absent, and in arrays")
+    func primitives() throws {
+        let present = Primitives(
+            name: "a/b", count: 2, size: 1 << 40, ratio: 0.5, flag: true, tags: ["x", "y"], sizes: [1, nil])
+        #expect(
+            try Self.json(AbsentAsNull(present))
+                == #"{"count":2,"flag":true,"name":"a/b","ratio":0.5,"size":1099511627776,"sizes":[1,null],"tags":["x","y"]}"#)
+        let absent = Primitives(tags: [], sizes: [])
+        #expect(
+            try Self.json(AbsentAsNull(absent))
+                == #"{"count":null,"flag":null,"name":null,"ratio":null,"size":null,"sizes":[],"tags":[]}"#)
+    }
+
+    @Test("with nullMembers, only the absent members named are null; the others are left out, at every depth")
+    func onlyTheNamedMembersAreNull() throws {
+        let absent = Primitives(tags: [], sizes: [])
+        #expect(
+            try Self.json(AbsentAsNull(absent, nullMembers: ["count", "flag"]))
+                == #"{"count":null,"flag":null,"sizes":[],"tags":[]}"#)
+        let page = SearchResultPage(
+            results: [.init(document: "d1", title: nil, page: nil, label: nil, snippet: "s", version: 3)], next: nil)
+        #expect(
+            try Self.json(AbsentAsNull(page, nullMembers: ["page"]))
+                == #"{"results":[{"document":"d1","page":null,"snippet":"s","version":3}]}"#)
+    }
 }
