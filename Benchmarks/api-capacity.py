@@ -7,28 +7,17 @@ GET /documents/{id} and GET /documents?limit=100 of each, alternating, ROUNDS ti
 per second of every round and AFTER / BEFORE time of the medians. Where api-cost.py's one Python client spends most
 of a request's time itself, this measures what the service can answer.
 """
-import http.client, json, os, re, statistics, subprocess, sys
+import os, re, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quire_service import repo, running_service  # noqa: E402
+from quire_service import repo, side_by_side  # noqa: E402
 
 before, after = sys.argv[1], sys.argv[2]
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 fixture = open(f"{repo}/Fixtures/one-page.pdf", "rb").read()
 
-with running_service(before, "quire-api-capacity-before-") as (before_port, _), \
-        running_service(after, "quire-api-capacity-after-") as (after_port, _):
-    ports = {"before": before_port, "after": after_port}
-    documents = {}
-    for name, port in ports.items():
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        for _ in range(100):
-            connection.request("POST", "/documents", body=fixture, headers={"Content-Type": "application/pdf"})
-            response = connection.getresponse()
-            answer = response.read()
-            assert response.status == 201, (response.status, answer)
-            documents[name] = json.loads(answer)["id"]
-        connection.close()
+with side_by_side(before, after, "quire-api-capacity-", fixture) as (ports, uploaded):
+    documents = {name: uploaded[name][-1][0] for name in ports}
     results = {name: {"info": [], "list": []} for name in ports}
     for _ in range(rounds):
         for name, port in ports.items():

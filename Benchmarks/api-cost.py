@@ -17,20 +17,12 @@ Target: no regression (each within the noise of the machine, about 1.05x).
 import http.client, json, os, statistics, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quire_service import info_rate, repo, running_service  # noqa: E402
+from quire_service import info_rate, repo, side_by_side  # noqa: E402
 
 before, after = sys.argv[1], sys.argv[2]
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 6
 fixture = open(f"{repo}/Fixtures/one-page.pdf", "rb").read()
 other = open(f"{repo}/Fixtures/page-labels.pdf", "rb").read()
-
-
-def upload(connection, body):
-    connection.request("POST", "/documents", body=body, headers={"Content-Type": "application/pdf"})
-    response = connection.getresponse()
-    answer = response.read()
-    assert response.status == 201, (response.status, answer)
-    return json.loads(answer)["id"], response.getheader("ETag")
 
 
 def timed(connection, method, path, body=None, headers=None, expected=200):
@@ -114,14 +106,7 @@ def problem_rate(port, count=500):
     return count / (time.monotonic() - start)
 
 
-with running_service(before, "quire-api-cost-before-") as (before_port, _), \
-        running_service(after, "quire-api-cost-after-") as (after_port, _):
-    ports = {"before": before_port, "after": after_port}
-    documents = {}
-    for name, port in ports.items():
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        documents[name] = [upload(connection, fixture) for _ in range(100)]
-        connection.close()
+with side_by_side(before, after, "quire-api-cost-", fixture) as (ports, documents):
     results = {measure: {"before": [], "after": []} for measure in ("info", "list", "patch", "put", "replay", "problem")}
     edited = {name: documents[name][0] for name in ports}
     written = {name: documents[name][1] for name in ports}

@@ -1,5 +1,5 @@
 """A release `quire serve` on a free loopback port in a private directory, for the Python benchmarks."""
-import contextlib, http.client, os, shutil, signal, socket, subprocess, tempfile, time
+import contextlib, http.client, json, os, shutil, signal, socket, subprocess, tempfile, time
 
 repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -90,6 +90,30 @@ def next_event(stream, wanted, containing=None):
             return
         elif line == b"":
             kind = None
+
+
+def upload_pdf(connection, body):
+    """POST /documents with `body` (a PDF) on `connection`; the new document's id and ETag."""
+    connection.request("POST", "/documents", body=body, headers={"Content-Type": "application/pdf"})
+    response = connection.getresponse()
+    answer = response.read()
+    assert response.status == 201, (response.status, answer)
+    return json.loads(answer)["id"], response.getheader("ETag")
+
+
+@contextlib.contextmanager
+def side_by_side(before, after, prefix, body, count=100):
+    """One node of each build (`before`, `after`), each given the same `count` uploads of `body`; yields the ports
+    and the uploaded documents' (id, ETag) pairs, both by "before" and "after"."""
+    with running_service(before, f"{prefix}before-") as (before_port, _), \
+            running_service(after, f"{prefix}after-") as (after_port, _):
+        ports = {"before": before_port, "after": after_port}
+        documents = {}
+        for name, port in ports.items():
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            documents[name] = [upload_pdf(connection, body) for _ in range(count)]
+            connection.close()
+        yield ports, documents
 
 
 def info_rate(port, document, count, suffix=""):

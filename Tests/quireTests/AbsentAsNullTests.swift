@@ -55,8 +55,8 @@ struct AbsentAsNullTests {
         #expect(written.contains(#""lastHeartbeat":"started","#) && written.contains(#""startedAt":"started""#))
     }
 
-    /// A value whose members are strings, numbers and arrays of them, optional or not, encoded by hand as the
-    /// generated types encode (nil members through `encodeIfPresent`, arrays of strings through the generic path).
+    /// A value whose members are strings, numbers and arrays of them, optional or not. Its synthesized encoding
+    /// writes nil members through `encodeIfPresent` and arrays through the generic path, as the generated types do.
     struct Primitives: Encodable {
         var name: String?
         var count: Int?
@@ -65,19 +65,6 @@ struct AbsentAsNullTests {
         var flag: Bool?
         var tags: [String]
         var sizes: [Int64?]
-
-        enum CodingKeys: String, CodingKey { case name, count, size, ratio, flag, tags, sizes }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeIfPresent(name, forKey: .name)
-            try container.encodeIfPresent(count, forKey: .count)
-            try container.encodeIfPresent(size, forKey: .size)
-            try container.encodeIfPresent(ratio, forKey: .ratio)
-            try container.encodeIfPresent(flag, forKey: .flag)
-            try container.encode(tags, forKey: .tags)
-            try container.encode(sizes, forKey: .sizes)
-        }
     }
 
     @Test("strings, numbers and Booleans are written as they are, present or absent, and in arrays")
