@@ -17,7 +17,6 @@ import Logging
 import NIOCore
 import OpenAPIHummingbird
 import OpenAPIRuntime
-import QuireAPI
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let port = Int(arguments[2]),
@@ -44,9 +43,8 @@ let infoJSON: ByteBuffer = {
 }()
 let pdfBuffer = ByteBuffer(bytes: pdf)
 
-/// The two operations, as the generated protocol has them; every other one is not served here.
+/// The two operations, as the generated protocol has them (the generator's filter leaves the others out).
 struct Handler: APIProtocol {
-    struct NotServed: Error {}
     let info: Components.Schemas.DocumentInfo
     let pdf: Data
 
@@ -58,56 +56,6 @@ struct Handler: APIProtocol {
         -> Operations.GetDocumentContent.Output
     {
         .ok(.init(headers: .init(eTag: info.contentEtag), body: .pdf(HTTPBody(pdf))))
-    }
-
-    func getWebPage(_ input: Operations.GetWebPage.Input) async throws -> Operations.GetWebPage.Output { throw NotServed() }
-    func getWebAsset(_ input: Operations.GetWebAsset.Input) async throws -> Operations.GetWebAsset.Output { throw NotServed() }
-    func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output { throw NotServed() }
-    func getNodes(_ input: Operations.GetNodes.Input) async throws -> Operations.GetNodes.Output { throw NotServed() }
-    func getMetrics(_ input: Operations.GetMetrics.Input) async throws -> Operations.GetMetrics.Output { throw NotServed() }
-    func getOpenAPI(_ input: Operations.GetOpenAPI.Input) async throws -> Operations.GetOpenAPI.Output { throw NotServed() }
-    func listDocuments(_ input: Operations.ListDocuments.Input) async throws -> Operations.ListDocuments.Output {
-        throw NotServed()
-    }
-    func createDocument(_ input: Operations.CreateDocument.Input) async throws -> Operations.CreateDocument.Output {
-        throw NotServed()
-    }
-    func search(_ input: Operations.Search.Input) async throws -> Operations.Search.Output { throw NotServed() }
-    func deleteDocument(_ input: Operations.DeleteDocument.Input) async throws -> Operations.DeleteDocument.Output {
-        throw NotServed()
-    }
-    func replaceDocumentContent(_ input: Operations.ReplaceDocumentContent.Input) async throws
-        -> Operations.ReplaceDocumentContent.Output
-    { throw NotServed() }
-    func getPageText(_ input: Operations.GetPageText.Input) async throws -> Operations.GetPageText.Output {
-        throw NotServed()
-    }
-    func getPageImage(_ input: Operations.GetPageImage.Input) async throws -> Operations.GetPageImage.Output {
-        throw NotServed()
-    }
-    func updateMetadata(_ input: Operations.UpdateMetadata.Input) async throws -> Operations.UpdateMetadata.Output {
-        throw NotServed()
-    }
-    func addAnnotation(_ input: Operations.AddAnnotation.Input) async throws -> Operations.AddAnnotation.Output {
-        throw NotServed()
-    }
-    func saveDocument(_ input: Operations.SaveDocument.Input) async throws -> Operations.SaveDocument.Output {
-        throw NotServed()
-    }
-    func getConflict(_ input: Operations.GetConflict.Input) async throws -> Operations.GetConflict.Output {
-        throw NotServed()
-    }
-    func resolveConflict(_ input: Operations.ResolveConflict.Input) async throws -> Operations.ResolveConflict.Output {
-        throw NotServed()
-    }
-    func listVersions(_ input: Operations.ListVersions.Input) async throws -> Operations.ListVersions.Output {
-        throw NotServed()
-    }
-    func restoreVersion(_ input: Operations.RestoreVersion.Input) async throws -> Operations.RestoreVersion.Output {
-        throw NotServed()
-    }
-    func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
-        throw NotServed()
     }
 }
 

@@ -16,10 +16,14 @@ extension StoreEvent {
     public var serverSentEvent: ServerSentEvent {
         let payload = Components.Schemas.Event(self)
         // A generated value of strings, integers and raw-value enums always encodes.
-        let data = (try? DocumentRepresentations.encode(payload, nullMembers: APISchemas.nullableMembers["Event"]))
+        let data = (try? DocumentRepresentations.encode(payload, nullMembers: Self.nullableMembers))
             .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return ServerSentEvent(id: id.map(String.init), event: type.rawValue, data: data)
     }
+
+    /// The members of the spec's `Event` that are null when absent (`etag`, `version`, `contentEtag`), looked up
+    /// once rather than for every event sent.
+    private static let nullableMembers = APISchemas.nullableMembers["Event"] ?? []
 
     /// The id after which a reconnecting client's replay starts: its `Last-Event-ID`, or nil when it sent none.
     /// - Throws: ``ProblemDetails/malformedHeader(_:value:)`` (400) when the header is not a non-negative integer.

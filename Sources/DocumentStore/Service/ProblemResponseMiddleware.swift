@@ -63,10 +63,9 @@ struct ProblemResponseMiddleware<Context: RequestContext>: RouterMiddleware {
                 headers: headers)
         case .contentTooLarge:
             let limit = context.maxUploadSize
-            var problem = ProblemDetails(
-                status: .contentTooLarge, type: "/problems/content-too-large", title: "Content too large",
-                detail: "the body of \(target) is larger than the \(limit) bytes it may have", headers: headers)
-            problem.members.limit = String(limit)
+            var problem = ProblemDetails.contentTooLarge(limit: limit)
+            problem.detail = "the body of \(target) is larger than the \(limit) bytes it may have"
+            problem.headers.append(contentsOf: headers)
             return problem
         default:
             let detail = message ?? "the service cannot answer \(target): \(error.status.reasonPhrase.lowercased())"
